@@ -1,0 +1,44 @@
+# Two commands for a fresh machine: `make app` and `make test` (see README.md).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INDEX_ROOT ?= indexes
+DEFAULT_INDEX := $(INDEX_ROOT)/bbc-news
+PORT ?= 8501
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: app test lint venv default-index clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# Stamps re-run pip only when a requirements file changes.
+$(VENV)/.runtime-installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements.txt requirements-dev.txt $(VENV)/.runtime-installed
+	$(BIN)/pip install -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.runtime-installed
+
+default-index: $(VENV)/.runtime-installed
+	@if [ -f app/Home.py ] && [ -f indexer/__main__.py ]; then \
+		$(BIN)/python -m indexer default --out $(DEFAULT_INDEX); \
+	else echo "The indexer is not built yet: no default index."; fi
+
+app: default-index
+	@if [ -f app/Home.py ]; then \
+		BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.port $(PORT) --server.headless true; \
+	else echo "Setup done. The Streamlit app is not built yet (issue: the app); nothing to start."; fi
+
+test: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,24 @@
+"""BERTScope's shared core: load bundled or local BERT encoders offline, encode, look inside.
+
+Knows nothing of FAISS, training or Streamlit.
+"""
+
+from .encoder import Encoder
+from .errors import ConversionError, EncoderNotFoundError
+from .info import EncoderInfo
+from .loading import load_encoder
+from .registry import BUNDLED, BundledModel, bundled_names
+from .validation import check_text, check_texts
+
+__all__ = [
+    "BUNDLED",
+    "BundledModel",
+    "ConversionError",
+    "Encoder",
+    "EncoderInfo",
+    "EncoderNotFoundError",
+    "bundled_names",
+    "check_text",
+    "check_texts",
+    "load_encoder",
+]

@@ -1,0 +1,193 @@
+"""`Encoder`: one loaded BERT-family sentence encoder — encode, identify, look inside."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from contextlib import contextmanager
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+from sentence_transformers import SentenceTransformer
+
+from .fingerprint import fingerprint
+from .info import EncoderInfo
+from .validation import check_texts
+
+if TYPE_CHECKING:
+    from .inspection import Inspection
+    from .trajectory import WordTrajectory
+
+log = logging.getLogger("bertscope.encoder")
+
+PROMPTS = ("query", "passage")
+
+
+class Encoder:
+    """A `SentenceTransformer` plus what BERTScope needs around it.
+
+    `model` is the plain sentence-transformers model (training and benchmarks use it directly);
+    `transformer` is the underlying transformers `BertModel`-like module.
+    """
+
+    def __init__(
+        self,
+        model: SentenceTransformer,
+        *,
+        name: str,
+        path: str,
+        languages: tuple[str, ...] = ("unknown",),
+    ) -> None:
+        self.model = model
+        self.name = name
+        self.path = path
+        self.languages = languages
+        self.last_truncated = 0  # inputs cut at max_length by the latest encode()
+        self._attn_lock = threading.Lock()
+
+    # -- parts -----------------------------------------------------------------------------
+    @property
+    def tokenizer(self):
+        return self.model.tokenizer
+
+    @property
+    def transformer(self) -> torch.nn.Module:
+        return self.model[0].auto_model
+
+    @property
+    def max_length(self) -> int:
+        return int(self.model.max_seq_length)
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.get_embedding_dimension())
+
+    @property
+    def prompts(self) -> dict[str, str]:
+        return dict(self.model.prompts or {})
+
+    def prompt_prefix(self, prompt: str | None) -> str:
+        """The text this model puts before an input for `prompt` ("" where it uses none)."""
+        if prompt is None:
+            return ""
+        if prompt not in PROMPTS:
+            raise ValueError(f"Invalid prompt {prompt!r}. Valid: None, {', '.join(PROMPTS)}")
+        return self.prompts.get(prompt, "")
+
+    # -- encoding --------------------------------------------------------------------------
+    def encode(
+        self,
+        texts: str | Sequence[str],
+        *,
+        batch_size: int = 32,
+        normalize: bool = True,
+        prompt: str | None = None,
+        show_progress: bool = False,
+    ) -> np.ndarray:
+        """Embed `texts` → float32 array (n, dim); rows are unit-norm when `normalize`.
+
+        `prompt` ("query"/"passage") adds the model's own prefix, if it has one. Inputs longer
+        than `max_length` tokens are truncated by the model; how many were is kept in
+        `last_truncated` and logged.
+        """
+        items = check_texts(texts)
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        prefix = self.prompt_prefix(prompt)
+        lengths = self.token_lengths(items, prompt=prompt)
+        self.last_truncated = sum(n > self.max_length for n in lengths)
+        if self.last_truncated:
+            log.warning(
+                "%s: %d of %d inputs exceed %d tokens and were truncated",
+                self.name, self.last_truncated, len(items), self.max_length,
+            )
+        if not items:
+            return np.empty((0, self.dim), dtype=np.float32)
+        vectors = self.model.encode(
+            items,
+            prompt=prefix or None,
+            batch_size=batch_size,
+            normalize_embeddings=normalize,
+            show_progress_bar=show_progress,
+            convert_to_numpy=True,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def token_lengths(self, texts: Sequence[str], *, prompt: str | None = None) -> list[int]:
+        """Untruncated token counts (specials included) of `texts` with the prompt's prefix."""
+        if not texts:
+            return []
+        prefix = self.prompt_prefix(prompt)
+        ids = self.tokenizer(
+            [prefix + t for t in texts], add_special_tokens=True, truncation=False, verbose=False
+        )["input_ids"]
+        return [len(x) for x in ids]
+
+    # -- introspection ---------------------------------------------------------------------
+    @contextmanager
+    def eager_attention(self):
+        """Run the transformer with eager attention (SDPA returns no attention maps)."""
+        with self._attn_lock:
+            model = self.transformer
+            previous = model.config._attn_implementation
+            model.set_attn_implementation("eager")
+            try:
+                yield model
+            finally:
+                model.set_attn_implementation(previous)
+
+    def inspect(self, text: str, text_pair: str | None = None) -> Inspection:
+        from .inspection import inspect
+
+        return inspect(self, text, text_pair)
+
+    def word_trajectory(self, contexts: Sequence[str], word: str) -> WordTrajectory:
+        from .trajectory import word_trajectory
+
+        return word_trajectory(self, contexts, word)
+
+    # -- identity --------------------------------------------------------------------------
+    @cached_property
+    def fingerprint(self) -> str:
+        """Stable hash of the model's config, pooling and weights."""
+        config = {
+            "transformer": self.transformer.config.to_dict(),
+            "modules": [type(m).__name__ for m in self.model],
+            "pooling": self._pooling_mode(),
+            "max_length": self.max_length,
+            "vocab": len(self.tokenizer),
+        }
+        config["transformer"].pop("_attn_implementation", None)
+        config["transformer"].pop("transformers_version", None)
+        return fingerprint(config, self.model.state_dict())
+
+    @cached_property
+    def info(self) -> EncoderInfo:
+        cfg = self.transformer.config
+        return EncoderInfo(
+            name=self.name,
+            path=self.path,
+            architecture=type(self.transformer).__name__,
+            layers=int(cfg.num_hidden_layers),
+            heads=int(cfg.num_attention_heads),
+            hidden_size=int(cfg.hidden_size),
+            dim=self.dim,
+            max_length=self.max_length,
+            vocab_size=len(self.tokenizer),
+            languages=self.languages,
+            pooling=self._pooling_mode(),
+            prompts=self.prompts,
+        )
+
+    def _pooling_mode(self) -> str:
+        for module in self.model:
+            config = getattr(module, "get_config_dict", lambda: {})()
+            if "pooling_mode" in config:
+                return str(config["pooling_mode"])
+        return "none"
+
+    def __repr__(self) -> str:
+        return f"Encoder(name={self.name!r}, path={self.path!r})"

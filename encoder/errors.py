@@ -1,0 +1,9 @@
+"""Errors the encoder package raises on purpose; each message names the fix."""
+
+
+class EncoderNotFoundError(ValueError):
+    """A name that is neither a bundled model, a local folder, nor a reachable hub id."""
+
+
+class ConversionError(RuntimeError):
+    """The bundled 4-bit model image could not be turned into a float model."""

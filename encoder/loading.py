@@ -1,0 +1,55 @@
+"""`load_encoder`: a bundled name, a local folder, or a hub id → `Encoder`."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from sentence_transformers import SentenceTransformer
+
+from .encoder import Encoder
+from .errors import EncoderNotFoundError
+from .registry import BUNDLED
+
+log = logging.getLogger("bertscope.encoder")
+
+
+def load_encoder(name_or_path: str | Path, device: str = "cpu") -> Encoder:
+    """Load a bundled encoder (`minilm`, `e5-multilingual`), any local sentence-transformers or
+    transformers folder, or a hub id (needs a network)."""
+    key = str(name_or_path)
+    if key in BUNDLED:
+        spec = BUNDLED[key]
+        path = spec.resolve()
+        model = SentenceTransformer(str(path), device=device, local_files_only=True)
+        return Encoder(model, name=key, path=str(path), languages=spec.languages)
+    path = Path(key).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise EncoderNotFoundError(f"{path} is a file; pass a model folder or a bundled name")
+        model = SentenceTransformer(str(path.resolve()), device=device, local_files_only=True)
+        return Encoder(model, name=path.name, path=str(path.resolve()), languages=_languages(model))
+    return _load_from_hub(key, device)
+
+
+def _load_from_hub(model_id: str, device: str) -> Encoder:
+    try:
+        model = SentenceTransformer(model_id, device=device)
+    except Exception as exc:  # offline, unknown id, auth: all end the same way for a user
+        raise EncoderNotFoundError(
+            f"Cannot load encoder {model_id!r}: it is not a bundled model "
+            f"({', '.join(BUNDLED)}), not a local folder, and could not be fetched from the "
+            f"model hub ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). "
+            "Offline, use a bundled model or a local folder."
+        ) from exc
+    return Encoder(model, name=model_id, path=model_id, languages=_languages(model))
+
+
+def _languages(model: SentenceTransformer) -> tuple[str, ...]:
+    data = getattr(model, "model_card_data", None)
+    language = getattr(data, "language", None)
+    if isinstance(language, str):
+        return (language,)
+    if language:
+        return tuple(language)
+    return ("unknown",)
