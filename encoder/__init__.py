@@ -6,9 +6,12 @@ Knows nothing of FAISS, training or Streamlit.
 from .encoder import Encoder
 from .errors import ConversionError, EncoderNotFoundError
 from .info import EncoderInfo
+from .inspection import Inspection, merge_subwords
 from .loading import load_encoder
 from .registry import BUNDLED, BundledModel, bundled_names
+from .trajectory import WordTrajectory, anisotropy
 from .validation import check_text, check_texts
+from .words import WordGroup
 
 __all__ = [
     "BUNDLED",
@@ -17,8 +20,13 @@ __all__ = [
     "Encoder",
     "EncoderInfo",
     "EncoderNotFoundError",
+    "Inspection",
+    "WordGroup",
+    "WordTrajectory",
+    "anisotropy",
     "bundled_names",
     "check_text",
     "check_texts",
     "load_encoder",
+    "merge_subwords",
 ]

