@@ -1,0 +1,43 @@
+"""BERTScope's entry page: what each page shows, what is installed, and a model warmed up."""
+
+import appkit  # noqa: F401  (puts the repository root on sys.path)
+import streamlit as st
+from appkit.config import AppConfig
+from appkit.discovery import find_indexes, find_trained_models, label
+from appkit.resources import get_encoder
+
+st.set_page_config(page_title="BERTScope", page_icon="🔎", layout="wide")
+st.title("BERTScope — semantic search you can look inside")
+st.markdown(
+    "A BERT encoder, fine-tuned as a Siamese Sentence-BERT, indexes a corpus; this app runs "
+    "queries against it and shows what the encoder does, layer by layer."
+)
+config = AppConfig.from_env()
+
+left, right = st.columns(2)
+with left:
+    st.page_link("pages/1_Search.py", label="Search", icon="🔎")
+    st.caption("Query an index: dense, lexical (BM25) or hybrid, with metadata filters.")
+    st.page_link("pages/2_Attention.py", label="Attention", icon="🧭")
+    st.caption("Every layer and head, a head view, [CLS], BERT's mask vs GPT's causal mask.")
+    st.page_link("pages/3_Disambiguation.py", label="Disambiguation", icon="🍎")
+    st.caption("苹果好吃 vs 苹果发布会: one word's vectors split by sense, layer by layer.")
+with right:
+    st.page_link("pages/4_Index.py", label="Index", icon="🗂️")
+    st.caption("Index statistics; build a new index from a file.")
+    st.page_link("pages/5_Models.py", label="Models", icon="🧠")
+    st.caption("Bundled and trained encoders, training metrics and curves.")
+
+indexes = find_indexes(config.index_root)
+trained = find_trained_models(config.runs_root)
+st.subheader("On this machine")
+st.markdown(
+    f"- **{len(indexes)}** index(es) under `{config.index_root}`"
+    + (": " + ", ".join(f"`{label(p, config.index_root)}`" for p in indexes) if indexes else "")
+    + f"\n- **{len(trained)}** trained model folder(s) under `{config.runs_root}`"
+)
+
+# Load the default encoder now, behind a spinner, so the other pages answer at once.
+encoder = get_encoder("minilm")
+st.success(f"Encoder ready: {encoder.name} ({encoder.info.layers} layers × "
+           f"{encoder.info.heads} heads, {encoder.dim}-d).")

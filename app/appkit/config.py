@@ -1,0 +1,39 @@
+"""`AppConfig`: where the app looks for indexes, data and trained models (from the environment)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import REPO_ROOT
+
+
+def _home() -> Path:
+    return Path(os.environ.get("BERTSCOPE_HOME", Path.home() / ".cache" / "bertscope"))
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    index_root: Path  # every folder with a manifest.json below it is offered as an index
+    data_root: Path  # server-side corpus paths must lie inside it
+    runs_root: Path  # trained model folders are found below it
+    upload_limit_mb: int  # largest uploaded corpus file
+
+    @classmethod
+    def from_env(cls) -> AppConfig:
+        """`BERTSCOPE_INDEX_ROOT` (default `indexes`), `BERTSCOPE_DATA_ROOT` (default
+        `../shared/data`), `BERTSCOPE_RUNS_ROOT` (default `$BERTSCOPE_HOME/runs`),
+        `BERTSCOPE_UPLOAD_LIMIT_MB` (default 50). Relative paths are taken from the repository."""
+        env = os.environ.get
+        return cls(
+            index_root=_absolute(env("BERTSCOPE_INDEX_ROOT", "indexes")),
+            data_root=_absolute(env("BERTSCOPE_DATA_ROOT", str(REPO_ROOT.parent / "shared/data"))),
+            runs_root=_absolute(env("BERTSCOPE_RUNS_ROOT", str(_home() / "runs"))),
+            upload_limit_mb=int(env("BERTSCOPE_UPLOAD_LIMIT_MB", "50")),
+        )
+
+
+def _absolute(path: str) -> Path:
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else REPO_ROOT / p

@@ -1,0 +1,56 @@
+"""Find index folders and trained model folders below a root (no loading, just the file system)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MAX_DEPTH = 4  # how far below a root to look; keeps a huge root from stalling a page
+
+
+def _walk(root: Path, depth: int = 0):
+    if depth > MAX_DEPTH or not root.is_dir():
+        return
+    yield root
+    try:
+        children = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return
+    for child in children:
+        yield from _walk(child, depth + 1)
+
+
+def find_indexes(root: Path) -> list[Path]:
+    """Folders below `root` that hold a `manifest.json` (the store's marker file)."""
+    found = []
+    for folder in _walk(root):
+        if (folder / "manifest.json").is_file():
+            found.append(folder)
+    return found
+
+
+def is_model_folder(folder: Path) -> bool:
+    """A sentence-transformers folder (`modules.json`) or a transformers one (`config.json`)."""
+    return (folder / "modules.json").is_file() or (
+        (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file()
+    )
+
+
+def find_trained_models(root: Path) -> list[Path]:
+    """Model folders below `root`; a run folder's `model/` or the run folder itself.
+
+    A folder that is a model is not searched further (its sub-modules are not models)."""
+    found: list[Path] = []
+    for folder in _walk(root):
+        if any(p in found for p in folder.parents):
+            continue
+        if is_model_folder(folder):
+            found.append(folder)
+    return found
+
+
+def label(path: Path, root: Path) -> str:
+    """`path` relative to `root` for display, or the full path where it is not below it."""
+    try:
+        return str(path.relative_to(root)) or path.name
+    except ValueError:
+        return str(path)

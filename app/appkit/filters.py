@@ -1,0 +1,41 @@
+"""Turn the Search page's filter widgets' values into the indexer's filter dict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def parse_values(text: str, kind: str) -> list[Any]:
+    """Comma-separated values typed by a user, converted to the field's type ("str"/"int"/…)."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if kind == "int":
+        try:
+            return [int(t) for t in items]
+        except ValueError as exc:
+            raise ValueError(f"Expected whole numbers separated by commas, got {text!r}") from exc
+    if kind == "float":
+        try:
+            return [float(t) for t in items]
+        except ValueError as exc:
+            raise ValueError(f"Expected numbers separated by commas, got {text!r}") from exc
+    if kind == "bool":
+        table = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+        try:
+            return [table[t.lower()] for t in items]
+        except KeyError as exc:
+            raise ValueError(f"Expected true or false, got {text!r}") from exc
+    return items
+
+
+def build_filter(fields: dict[str, str], typed: dict[str, str]) -> dict[str, Any] | None:
+    """{field: "a, b"} → {field: {"in": [...]}} (one value → equality); empty fields are ignored.
+
+    `fields` maps each metadata field to its type as the index reports it.
+    """
+    out: dict[str, Any] = {}
+    for name, text in typed.items():
+        if name not in fields or not text.strip():
+            continue
+        values = parse_values(text, fields[name])
+        out[name] = values[0] if len(values) == 1 else {"in": values}
+    return out or None

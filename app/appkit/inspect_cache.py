@@ -1,0 +1,19 @@
+"""Encoder results cached per (model, input): reruns for a slider or toggle cost nothing."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from encoder import Inspection, WordTrajectory
+
+from .resources import _encoder
+
+
+@st.cache_data(show_spinner="Running the encoder…", max_entries=32)
+def inspect_text(model_key: str, text: str, text_pair: str | None) -> Inspection:
+    return _encoder(model_key).inspect(text, text_pair)
+
+
+@st.cache_data(show_spinner="Running the encoder on every context…", max_entries=32)
+def word_trajectory(model_key: str, contexts: tuple[str, ...], word: str) -> WordTrajectory:
+    return _encoder(model_key).word_trajectory(list(contexts), word)

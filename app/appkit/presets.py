@@ -1,0 +1,50 @@
+"""The demos: the seed article's examples plus English counterparts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SentencePreset:
+    text: str
+    text_pair: str | None = None
+    model: str = "minilm"  # the bundled model that reads this language
+
+
+ATTENTION_PRESETS: dict[str, SentencePreset] = {
+    "English: the bank of the river": SentencePreset("She sat on the bank of the river."),
+    "English pair: [CLS] A [SEP] B [SEP]": SentencePreset(
+        "The apple pie was delicious.", "Apple released a new iPhone."),
+    "中文: 苹果好吃，iPhone更好用。": SentencePreset(
+        "苹果好吃，iPhone更好用。", model="e5-multilingual"),
+    "中文句子对: 苹果很好吃。/ 我喜欢吃苹果。": SentencePreset(
+        "苹果很好吃。", "我喜欢吃苹果。", model="e5-multilingual"),
+}
+
+
+@dataclass(frozen=True)
+class WordPreset:
+    word: str
+    contexts: tuple[str, ...]
+    model: str = "minilm"
+
+
+DISAMBIGUATION_PRESETS: dict[str, WordPreset] = {
+    "English: apple (pie vs iPhone)": WordPreset("apple", (
+        "I baked an apple pie with fresh fruit from the orchard.",
+        "She ate a crisp red apple for lunch.",
+        "Apple announced a new iPhone at its product launch.",
+        "Shares of Apple rose after the company reported iPhone sales.",
+    )),
+    "English: bank (river vs money)": WordPreset("bank", (
+        "We had a picnic on the grassy bank of the river.",
+        "The canoe drifted toward the muddy river bank.",
+        "I deposited my salary at the bank this morning.",
+        "The bank raised its interest rates on loans.",
+    )),
+    "中文: 苹果 (水果 vs 公司)": WordPreset("苹果", (
+        "苹果好吃，iPhone更好用。",
+        "苹果发布了新手机，iPhone更好用。",
+    ), model="e5-multilingual"),
+}

@@ -1,0 +1,43 @@
+"""Models load once per server through `st.cache_resource`; the first load shows a spinner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from encoder import Encoder, load_encoder
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _encoder(key: str) -> Encoder:
+    return load_encoder(key)
+
+
+def get_encoder(key: str) -> Encoder:
+    """The encoder for a bundled name or a model folder; failures stop the page with a message."""
+    with st.spinner(f"Loading the encoder {key} (the first time takes a while)…"):
+        try:
+            return _encoder(key)
+        except (ValueError, TypeError, RuntimeError, OSError, ImportError) as exc:
+            st.error(f"Cannot load the encoder {key!r}: {exc}")
+            st.stop()
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _index(path: str, stamp: float):
+    # `stamp` (the manifest's mtime) makes a rebuilt index load afresh.
+    from indexer import SemanticIndex
+
+    return SemanticIndex.open(path)
+
+
+def get_index(path: Path):
+    """The index in `path`, opened once per version; a damaged one stops the page with a message."""
+    manifest = path / "manifest.json"
+    with st.spinner(f"Opening the index {path.name} (the first time takes a while)…"):
+        try:
+            return _index(str(path), manifest.stat().st_mtime)
+        except (ValueError, TypeError, RuntimeError, OSError, ImportError) as exc:
+            st.error(f"Cannot open the index {path.name}: {exc}")
+            st.stop()

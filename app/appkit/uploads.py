@@ -1,0 +1,44 @@
+"""Uploaded corpus files: size limit, safe file name, stored in a fresh temporary folder."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+UPLOAD_TYPES = ("jsonl", "ndjson", "json", "csv", "tsv", "parquet", "txt", "md")
+
+
+def safe_name(name: str) -> str:
+    """A file name with no directory part and only plain characters (keeps the extension)."""
+    base = Path(name.replace("\\", "/")).name
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")
+    return cleaned or "upload"
+
+
+def save_upload(name: str, data: bytes, limit_mb: int) -> Path:
+    """Write `data` as `name` in a new temporary folder; refuse files above `limit_mb`.
+
+    Returns what to hand the indexer: the file, or for .txt/.md its folder (a folder of text
+    files is how the indexer reads plain text, one document per file).
+    """
+    if len(data) > limit_mb * 1024 * 1024:
+        size = len(data) / 2**20
+        raise ValueError(f"{name} is {size:.1f} MB; the upload limit is {limit_mb} MB.")
+    if not data:
+        raise ValueError(f"{name} is empty.")
+    ext = Path(name).suffix.lower().lstrip(".")
+    if ext not in UPLOAD_TYPES:
+        raise ValueError(f"{name}: unsupported file type; use one of {', '.join(UPLOAD_TYPES)}.")
+    folder = Path(tempfile.mkdtemp(prefix="bertscope-upload-"))
+    path = folder / safe_name(name)
+    path.write_bytes(data)
+    return folder if ext in ("txt", "md") else path
+
+
+def index_name(text: str) -> str:
+    """A new index's folder name: letters, digits, `-` and `_` only (no paths)."""
+    name = text.strip()
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", name):
+        raise ValueError("Name the index with letters, digits, '-' and '_' (up to 64, no spaces).")
+    return name

@@ -1,0 +1,77 @@
+"""A word across contexts: per-layer similarity against the anisotropy baseline; a 2-D PCA map."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+import plotly.graph_objects as go
+
+
+def short(text: str, width: int = 28) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def similarity_by_layer(
+    cosine: np.ndarray, baseline: np.ndarray, contexts: Sequence[str], word: str
+) -> go.Figure:
+    """cosine (layers + 1, C, C), baseline (layers + 1,) → a line per context pair, baseline dashed.
+
+    Layer 0 is the embedding layer (before any attention), so every pair starts near 1 there when
+    the word is tokenised the same way in both contexts.
+    """
+    layers = np.arange(cosine.shape[0])
+    fig = go.Figure()
+    for i, j in combinations(range(len(contexts)), 2):
+        fig.add_trace(go.Scatter(
+            x=layers, y=cosine[:, i, j], mode="lines+markers",
+            name=f"#{i + 1} {short(contexts[i])} ↔ #{j + 1} {short(contexts[j])}",
+        ))
+    fig.add_trace(go.Scatter(
+        x=layers, y=baseline, mode="lines", name="anisotropy baseline (random token pairs)",
+        line={"dash": "dash", "color": "gray"},
+    ))
+    fig.update_layout(
+        title=f"Cosine similarity of “{word}” across contexts, layer by layer",
+        xaxis_title="layer (0 = embeddings)", yaxis_title="cosine similarity",
+        height=420, legend={"orientation": "h", "y": -0.25}, margin={"l": 10, "r": 10, "t": 50},
+    )
+    return fig
+
+
+def pca_2d(vectors: np.ndarray) -> np.ndarray:
+    """(C, layers + 1, H) → (C, layers + 1, 2): one PCA fitted on all unit-normalised vectors.
+
+    A single projection for every layer keeps the map comparable as the layer slider moves;
+    normalising first stops the deeper layers' larger norms from dominating it.
+    """
+    c, n, h = vectors.shape
+    flat = vectors.reshape(c * n, h)
+    flat = flat / np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-12)
+    centred = flat - flat.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    comps = vt[:2] if vt.shape[0] >= 2 else np.vstack([vt, np.zeros((1, h))])
+    return (centred @ comps.T).reshape(c, n, 2)
+
+
+def pca_figure(points: np.ndarray, layer: int, contexts: Sequence[str], word: str) -> go.Figure:
+    """points (C, layers + 1, 2): faint paths through all layers, the chosen layer's points bold."""
+    fig = go.Figure()
+    for i, context in enumerate(contexts):
+        name = f"#{i + 1} {short(context)}"
+        fig.add_trace(go.Scatter(
+            x=points[i, :, 0], y=points[i, :, 1], mode="lines", opacity=0.35,
+            line={"width": 1}, legendgroup=str(i), showlegend=False, hoverinfo="skip",
+        ))
+        fig.add_trace(go.Scatter(
+            x=[points[i, layer, 0]], y=[points[i, layer, 1]], mode="markers+text",
+            marker={"size": 14}, text=[f"#{i + 1}"], textposition="top center",
+            name=name, legendgroup=str(i), hovertext=[context], hoverinfo="text",
+        ))
+    fig.update_layout(
+        title=f"“{word}” in 2-D (PCA over all layers), layer {layer} highlighted",
+        xaxis_title="PC 1", yaxis_title="PC 2", height=420,
+        legend={"orientation": "h", "y": -0.2}, margin={"l": 10, "r": 10, "t": 50},
+    )
+    return fig

@@ -1,0 +1,70 @@
+"""Search: a query against an index (dense, lexical or hybrid), hits with their text as text."""
+
+import html
+import time
+
+import appkit  # noqa: F401  (puts the repository root on sys.path)
+import streamlit as st
+from appkit.config import AppConfig
+from appkit.discovery import find_indexes, label
+from appkit.filters import build_filter
+from appkit.guard import call_or_stop
+from appkit.render import highlighted_html
+from appkit.resources import get_index
+
+st.set_page_config(page_title="Search · BERTScope", layout="wide")
+st.title("Search")
+config = AppConfig.from_env()
+
+indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
+if not indexes:
+    st.info(f"No index found under {config.index_root}. Run `make default-index`, or build one "
+            "on the Index page.")
+    st.stop()
+name = st.sidebar.selectbox("Index", list(indexes), key="search-index")
+k = st.sidebar.slider("Results (k)", 1, 50, 10, key="search-k")
+mode = st.sidebar.radio("Mode", ["dense", "lexical", "hybrid"], horizontal=True, key="search-mode",
+                        help="dense: embeddings; lexical: BM25; hybrid: both, fused by rank.")
+
+index = get_index(indexes[name])
+stats = call_or_stop(index.stats, what="Cannot read the index")
+fields = dict(stats.metadata_fields or {})
+typed: dict[str, str] = {}
+if fields:
+    with st.sidebar.expander("Filters", expanded=False):
+        for field, kind in fields.items():
+            typed[field] = st.text_input(f"{field} ({kind})", key=f"search-filter-{field}",
+                                         help="One value, or several separated by commas.")
+query = st.text_input("Query", key="search-query", max_chars=2000,
+                      placeholder="e.g. rising oil prices · 油价上涨")
+
+if not query.strip():
+    st.info(f"Type a query to search {stats.documents:,} documents ({stats.chunks:,} chunks, "
+            f"model {stats.model}).")
+    st.stop()
+
+where = call_or_stop(build_filter, fields, typed, what="Filter")
+started = time.perf_counter()
+with st.spinner("Searching…"):
+    hits = call_or_stop(index.search, query, k=k, mode=mode, filter=where)
+elapsed = time.perf_counter() - started
+st.caption(f"{len(hits)} results in {elapsed * 1000:.0f} ms · {mode} · k = {k}"
+           + (f" · filter {where}" if where else ""))
+if not hits:
+    st.warning("No document matches this query" + (" and these filters." if where else "."))
+    st.stop()
+
+for hit in hits:
+    with st.container(border=True):
+        st.html(f"<div><b>{hit.rank}. {html.escape(hit.title or hit.doc_id)}</b> "
+                f"<span style='opacity:0.7'>· score {hit.score:.4f} · doc "
+                f"{html.escape(str(hit.doc_id))} · chunk {html.escape(str(hit.chunk_id))}</span>"
+                "</div>")
+        st.html(highlighted_html(hit.text))
+        if hit.metadata:
+            st.html("<div style='opacity:0.75'>" + " · ".join(
+                f"{html.escape(str(key))}: {html.escape(str(value))}"
+                for key, value in hit.metadata.items()) + "</div>")
+        with st.expander("Whole document (matching chunk marked)"):
+            document = call_or_stop(index.document, hit.doc_id, what="Cannot open the document")
+            st.html(highlighted_html(document.text, (hit.start, hit.end)))

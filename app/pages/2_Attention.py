@@ -1,0 +1,82 @@
+"""Attention: every layer and head, one enlarged, a head view, [CLS]'s focus, BERT vs GPT masks."""
+
+import appkit  # noqa: F401  (puts the repository root on sys.path)
+import pandas as pd
+import streamlit as st
+from appkit.config import AppConfig
+from appkit.guard import call_or_stop
+from appkit.inspect_cache import inspect_text
+from appkit.model_picker import pick_model
+from appkit.presets import ATTENTION_PRESETS
+from appkit.resources import get_encoder
+from charts.attention import attention_grid, attention_heatmap, cls_by_layer, head_view
+from charts.masks import mask_figure, right_context_figure, right_context_share
+
+from encoder import merge_subwords
+
+GRID_MAX_TOKENS = 96  # the layer x head grid becomes unreadable (and slow) beyond this
+
+st.set_page_config(page_title="Attention · BERTScope", layout="wide")
+st.title("Attention, layer by layer")
+config = AppConfig.from_env()
+
+preset_name = st.sidebar.selectbox("Example", list(ATTENTION_PRESETS), key="attn-preset")
+preset = ATTENTION_PRESETS[preset_name]
+model_key = pick_model(config, default=preset.model, key=f"attn-model-{preset_name}")
+merge = st.sidebar.toggle(
+    "Merge subword tokens into words", key="attn-merge",
+    help="Rows average the word's tokens, columns sum them; Chinese words come from jieba.")
+text = st.text_area("Sentence A", preset.text, key=f"attn-a-{preset_name}", max_chars=4000)
+pair = st.text_area(
+    "Sentence B (optional — makes a pair: [CLS] A [SEP] B [SEP])", preset.text_pair or "",
+    key=f"attn-b-{preset_name}", max_chars=4000)
+
+if not text.strip():
+    st.info("Type a sentence (or pick an example in the sidebar) to see its attention.")
+    st.stop()
+
+encoder = get_encoder(model_key)
+ins = call_or_stop(inspect_text, model_key, text, pair if pair.strip() else None)
+if ins.truncated:
+    st.warning(f"The input is longer than {encoder.max_length} tokens and was truncated; "
+               f"the figures show its first {len(ins.tokens)} tokens.")
+
+attn = merge_subwords(ins.attentions, ins.word_groups) if merge else ins.attentions
+labels = ins.words if merge else ins.tokens
+layers, heads = attn.shape[:2]
+
+with st.expander(f"{len(ins.tokens)} tokens, {len(ins.word_groups)} words — segments and ids"):
+    st.dataframe(pd.DataFrame({
+        "token": ins.tokens, "id": ins.token_ids, "segment": ins.segment_ids,
+        "special": ins.special_mask,
+    }), width="stretch")
+
+layer = st.sidebar.slider("Layer", 1, layers, layers, key="attn-layer")
+head_choice = st.sidebar.selectbox(
+    "Head", ["mean of all heads", *[f"head {h + 1}" for h in range(heads)]], key="attn-head")
+head = None if head_choice.startswith("mean") else int(head_choice.split()[1]) - 1
+matrix = attn[layer - 1].mean(axis=0) if head is None else attn[layer - 1, head]
+where = f"layer {layer}, {head_choice}"
+
+grid, single, view, cls, masks = st.tabs(
+    ["Layer × head grid", "One head", "Head view", "[CLS] by layer", "BERT vs GPT mask"])
+with grid:
+    if len(labels) > GRID_MAX_TOKENS:
+        st.info(f"The grid is drawn for up to {GRID_MAX_TOKENS} tokens; this input has "
+                f"{len(labels)}. The other tabs show it in full.")
+    else:
+        st.plotly_chart(attention_grid(attn), key="grid")
+with single:
+    st.plotly_chart(attention_heatmap(matrix, labels, f"Attention, {where}"), key="single")
+with view:
+    threshold = st.slider("Hide weights below", 0.0, 0.5, 0.05, 0.01, key="attn-threshold")
+    st.plotly_chart(head_view(matrix, labels, f"Head view, {where}", min_weight=threshold),
+                    key="headview")
+with cls:
+    st.plotly_chart(cls_by_layer(attn, labels), key="cls")
+with masks:
+    st.markdown("BERT's encoder lets every token see every other token; GPT's decoder hides "
+                "the tokens to the right. The bars show how much this encoder actually looks "
+                "right — attention a causal mask would forbid.")
+    st.plotly_chart(mask_figure(labels), key="masks")
+    st.plotly_chart(right_context_figure(right_context_share(attn), encoder.name), key="right")

@@ -1,0 +1,93 @@
+"""Index: statistics of an index; build a new one from a server-side path or an uploaded file."""
+
+import appkit  # noqa: F401  (puts the repository root on sys.path)
+import pandas as pd
+import streamlit as st
+from appkit.config import AppConfig
+from appkit.confine import confine_path
+from appkit.discovery import find_indexes, label
+from appkit.guard import call_or_stop
+from appkit.model_picker import model_options
+from appkit.resources import get_index
+from appkit.uploads import UPLOAD_TYPES, index_name, save_upload
+
+from indexer import build_index
+
+PRESETS = ("auto", "flat", "hnsw", "ivf", "ivfpq", "sq8")  # indexer/README.md
+
+st.set_page_config(page_title="Index · BERTScope", layout="wide")
+st.title("Indexes")
+config = AppConfig.from_env()
+
+indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
+if indexes:
+    name = st.selectbox("Index", list(indexes), key="index-choice")
+    stats = call_or_stop(get_index(indexes[name]).stats, what="Cannot read the index")
+    cols = st.columns(4)
+    cols[0].metric("Documents", f"{stats.documents:,}")
+    cols[1].metric("Chunks", f"{stats.chunks:,}")
+    cols[2].metric("Size on disk", f"{stats.size_bytes / 2**20:,.1f} MB")
+    cols[3].metric("Skipped rows", f"{len(stats.skipped):,}")
+    st.markdown(f"**Model** `{stats.model}` · **preset** `{stats.preset}` "
+                f"(`{stats.faiss_spec}`) · **dimension** {stats.dim} · "
+                f"**built** {stats.built_at}" + (f" · updated {stats.updated_at}"
+                                                 if stats.updated_at else ""))
+    if stats.skipped:
+        with st.expander(f"{len(stats.skipped)} skipped rows"):
+            st.dataframe(pd.DataFrame([vars(s) for s in stats.skipped]), hide_index=True)
+    with st.expander("All statistics"):
+        st.json(stats.to_dict())
+else:
+    st.info(f"No index under {config.index_root} yet; build one below.")
+
+st.divider()
+st.subheader("Build a new index")
+source = st.radio("Corpus", ["A file on the server", "Upload a file"], horizontal=True,
+                  key="build-source")
+if source == "A file on the server":
+    typed = st.text_input(f"Path inside {config.data_root}", key="build-path",
+                          help="A .jsonl/.csv/.tsv/.parquet/.json file, a BEIR folder, or a "
+                               "folder of .txt/.md files.")
+    upload = None
+else:
+    typed = ""
+    upload = st.file_uploader(f"Corpus file (up to {config.upload_limit_mb} MB)",
+                              type=list(UPLOAD_TYPES), max_upload_size=config.upload_limit_mb,
+                              key="build-upload")
+new_name = st.text_input(f"Name of the new index (a folder under {config.index_root})",
+                         key="build-name")
+options = model_options(config)
+model_label = st.selectbox("Model", list(options), key="build-model")
+preset = st.selectbox("FAISS preset", PRESETS, key="build-preset")
+
+if not st.button("Build", type="primary", key="build-go"):
+    st.stop()
+out_name = call_or_stop(index_name, new_name)
+out = config.index_root / out_name
+if out.exists():
+    st.error(f"{out} already exists; choose another name.")
+    st.stop()
+if upload is not None:
+    corpus = call_or_stop(save_upload, upload.name, upload.getvalue(), config.upload_limit_mb)
+elif typed.strip():
+    corpus = call_or_stop(confine_path, config.data_root, typed)
+else:
+    st.info("Choose a corpus first: a path on the server or an uploaded file.")
+    st.stop()
+
+bar = st.progress(0.0, text="Starting…")
+
+
+def show(p) -> None:
+    share = p.done / p.total if p.total else 0.0
+    eta = f", about {p.eta_s:.0f} s left" if p.eta_s else ""
+    bar.progress(min(share, 1.0), text=f"{p.stage}: {p.done:,} / {p.total or '?'}{eta}")
+
+
+with st.spinner(f"Building {out_name}…"):
+    built = call_or_stop(build_index, str(corpus), str(out), model=options[model_label],
+                         preset=preset, progress=show, what="The build failed")
+bar.progress(1.0, text="Done")
+done = built.stats()
+st.success(f"Built {out_name}: {done.documents:,} documents, {done.chunks:,} chunks"
+           + (f", {len(done.skipped)} rows skipped" if done.skipped else "") + ".")

@@ -1,0 +1,68 @@
+"""Models: the bundled registry and trained model folders, with metrics and dev-score curves."""
+
+from pathlib import Path
+
+import appkit  # noqa: F401  (puts the repository root on sys.path)
+import pandas as pd
+import streamlit as st
+from appkit.config import AppConfig
+from appkit.discovery import find_trained_models, label
+from appkit.resources import get_encoder
+from appkit.runs import read_metrics
+from charts.training import before_after, training_curve
+
+from encoder import BUNDLED
+from training.report import curves, read_log
+
+st.set_page_config(page_title="Models · BERTScope", layout="wide")
+st.title("Models")
+config = AppConfig.from_env()
+
+st.subheader("Bundled (offline, from pip packages)")
+st.dataframe(pd.DataFrame([
+    {"name": m.name, "languages": ", ".join(m.languages), "package": m.package,
+     "description": m.description} for m in BUNDLED.values()
+]), width="stretch", hide_index=True)
+st.caption("Neither bundled model has a masked-language-model head: they are sentence encoders "
+           "(Sentence-BERT style), not raw MLM-pretrained BERTs.")
+
+trained = find_trained_models(config.runs_root)
+st.subheader(f"Trained (under {config.runs_root})")
+if not trained:
+    st.info(f"No trained model folders under {config.runs_root}. Train one with "
+            "`python -m training fit …` or set BERTSCOPE_RUNS_ROOT.")
+runs = {label(p, config.runs_root): (p, read_metrics(p)) for p in trained}
+if runs:
+    st.dataframe(pd.DataFrame([
+        {"folder": name, "base model": (m or {}).get("model", "?"),
+         "pooling": (m or {}).get("pooling", "?"),
+         "dev Spearman before": ((m or {}).get("dev_before") or {}).get("spearman"),
+         "dev Spearman after": ((m or {}).get("dev_after") or {}).get("spearman"),
+         "finished": (m or {}).get("finished_at", "not finished")}
+        for name, (_, m) in runs.items()
+    ]), width="stretch", hide_index=True)
+
+st.divider()
+choices = [*BUNDLED, *runs]
+choice = st.selectbox("Details for", choices, key="models-choice")
+if choice in runs:
+    folder, metrics = runs[choice]
+    if metrics is None:
+        st.info("This folder has no metrics.json (training unfinished or not a BERTScope run).")
+    else:
+        if metrics.get("dev_before") and metrics.get("dev_after"):
+            st.plotly_chart(before_after(metrics["dev_before"], metrics["dev_after"],
+                                         "Dev STS: base vs fine-tuned"), key="before-after")
+        loss, dev = curves(read_log(Path(folder) / "training_log.jsonl"))
+        before = (metrics.get("dev_before") or {}).get("spearman")
+        if loss or dev:
+            st.plotly_chart(training_curve(loss, dev, before), key="curve")
+        with st.expander("metrics.json"):
+            st.json(metrics)
+    key = str(folder)
+else:
+    key = choice
+
+if st.toggle("Load the model and show its configuration", key="models-load",
+             help="Loading e5-multilingual converts it once (about a minute)."):
+    st.json(get_encoder(key).info.to_dict())
