@@ -1,0 +1,60 @@
+"""BERTScope indexer: a FAISS + SQLite store you can trust, corpus readers, chunking, dense /
+lexical / hybrid search with metadata filters, and the batch CLI (`python -m indexer`).
+
+Public surface (see indexer/README.md for the whole guide):
+
+    build_index(corpus, out, *, model="minilm", preset="auto", corpus_options=CorpusOptions(),
+                chunking=ChunkingConfig(), batch_size=32, progress=callback) -> SemanticIndex
+        progress receives BuildProgress(stage, done, total, rate, eta_s, resumed);
+        stage is one of read, chunk, encode, index, save, done.
+    SemanticIndex.open(path, *, encoder=None, verify=True) -> SemanticIndex
+    index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
+                 per_chunk=False, rrf_k=60, weights=(1.0, 1.0), **knobs) -> list[Hit] | list[list[Hit]]
+    index.stats() -> IndexStats; index.knobs; index.document(doc_id) -> Document; len(index)
+    index.add(docs) / index.upsert(docs) / index.delete(ids) / index.compact(); index.save()
+    read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)
+    default_index(out) -> SemanticIndex   # BBC News with minilm, built only when absent
+    rrf(rankings, k=60, weights=None); PRESETS; MODES
+"""
+
+from .build import BuildProgress, build_index
+from .chunking import Chunk, ChunkingConfig, chunk_documents
+from .corpus import CorpusOptions, CorpusReport, read_corpus
+from .default import default_index
+from .documents import Document, Hit, SkippedRow
+from .errors import (
+    CorpusError,
+    CorruptIndexError,
+    EncoderMismatchError,
+    IndexerError,
+    QueryError,
+)
+from .fusion import rrf
+from .index import MODES, SemanticIndex
+from .presets import PRESETS
+from .stats import IndexStats
+
+__all__ = [
+    "MODES",
+    "PRESETS",
+    "BuildProgress",
+    "Chunk",
+    "ChunkingConfig",
+    "CorpusError",
+    "CorpusOptions",
+    "CorpusReport",
+    "CorruptIndexError",
+    "Document",
+    "EncoderMismatchError",
+    "Hit",
+    "IndexStats",
+    "IndexerError",
+    "QueryError",
+    "SemanticIndex",
+    "SkippedRow",
+    "build_index",
+    "chunk_documents",
+    "default_index",
+    "read_corpus",
+    "rrf",
+]

@@ -1,0 +1,181 @@
+"""Build an index from a corpus: read → chunk → encode (resumable shards) → FAISS + SQLite + BM25
+→ publish atomically. A build killed at any moment leaves the previous index as it was; a re-run
+reuses the shards already encoded and ends with the same content."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import db, storage
+from .chunking import Chunk, ChunkingConfig, chunk_documents
+from .corpus import CorpusOptions, CorpusReport, read_corpus
+from .documents import Document
+from .errors import CorpusError
+from .index import SemanticIndex, now
+from .lexical import LexicalIndex, tokenize
+from .presets import create, spec_for, train_and_add
+
+SHARD_SIZE = 1024  # chunks per resumable embedding shard
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """One progress report. `stage`: read, chunk, encode, index, save, done."""
+
+    stage: str
+    done: int  # documents finished (encode); otherwise units of the stage
+    total: int
+    rate: float = 0.0  # documents per second encoded by this run
+    eta_s: float | None = None
+    resumed: int = 0  # documents whose vectors came from a previous, interrupted run
+
+
+def build_index(
+    corpus: str | Path | Sequence[Document | dict],
+    out: str | Path,
+    *,
+    model="minilm",
+    preset: str = "auto",
+    corpus_options: CorpusOptions | None = None,
+    chunking: ChunkingConfig | None = None,
+    batch_size: int = 32,
+    shard_size: int = SHARD_SIZE,
+    progress: Callable[[BuildProgress], None] | None = None,
+) -> SemanticIndex:
+    """Build (or rebuild) the index at `out` and publish it; returns it opened.
+
+    `corpus` is a path any reader takes (see `read_corpus`) or a list of documents; `model` an
+    `Encoder` or a name / folder for `load_encoder`. Bad rows are skipped and listed in the
+    manifest (`corpus_options.on_error="fail"` raises instead).
+    """
+    from encoder import Encoder, load_encoder
+
+    out = Path(out)
+    report_progress = progress or (lambda p: None)
+    enc = model if isinstance(model, Encoder) else load_encoder(model)
+    chunking = chunking or ChunkingConfig()
+
+    report_progress(BuildProgress("read", 0, 1))
+    report, source = _read(corpus, corpus_options)
+    if not report.documents:
+        raise CorpusError(f"no usable documents in {source} ({len(report.skipped)} rows skipped; "
+                          f"first: {report.skipped[0].reason if report.skipped else 'none'})")
+    report_progress(BuildProgress("read", 1, 1))
+    docs = report.documents
+    report_progress(BuildProgress("chunk", 0, len(docs)))
+    chunks = chunk_documents(enc, docs, chunking)
+    report_progress(BuildProgress("chunk", len(docs), len(docs)))
+
+    with storage.writer_lock(out):
+        vectors = _encode_resumable(enc, docs, chunks, out, batch_size, shard_size,
+                                    report_progress)
+        report_progress(BuildProgress("index", 0, len(chunks)))
+        spec = spec_for(preset, len(chunks), enc.dim)
+        index = create(spec, enc.dim)
+        ids = np.arange(len(chunks), dtype=np.int64)
+        train_and_add(index, vectors, ids)
+        report_progress(BuildProgress("index", len(chunks), len(chunks)))
+
+        report_progress(BuildProgress("save", 0, 1))
+        staging = out / f".staging-{uuid.uuid4().hex}.sqlite"
+        conn = db.open_writable(staging)
+        db.insert_documents(conn, docs)
+        lex = [tokenize(c.encoded) for c in chunks]
+        db.insert_chunks(conn, ((i, c.doc_id, c.chunk_no, c.start, c.end, " ".join(t))
+                                for i, (c, t) in enumerate(zip(chunks, lex, strict=True))))
+        db.set_next_chunk_id(conn, len(chunks))
+        lexical = LexicalIndex.build(ids.tolist(), lex)
+        manifest = _manifest(enc, spec, chunking, report, source)
+        built = SemanticIndex(out, manifest, index, conn, lexical, encoder=enc)
+        built._staging, built._dirty = staging, True
+        built._publish()
+        for stale in out.glob(".build-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+    report_progress(BuildProgress("done", len(docs), len(docs)))
+    return built
+
+
+def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
+    if isinstance(corpus, (str, Path)):
+        return read_corpus(corpus, options), str(corpus)
+    docs = {}
+    report = CorpusReport(documents=[])
+    for item in corpus:
+        doc = Document.coerce(item)
+        if doc.id in docs:
+            report.duplicates += 1
+            del docs[doc.id]
+        docs[doc.id] = doc
+    report.documents, report.rows = list(docs.values()), len(corpus)
+    return report, "<documents>"
+
+
+def _manifest(enc, spec, chunking: ChunkingConfig, report: CorpusReport, source: str) -> dict:
+    from encoder import bundled_names
+
+    stamp = now()
+    return {
+        "format": storage.FORMAT, "format_version": storage.FORMAT_VERSION, "version": 0,
+        "built_at": stamp, "updated_at": stamp,
+        "encoder": {"name": enc.name, "load_as": enc.name if enc.name in bundled_names()
+                    else str(enc.path), "fingerprint": enc.fingerprint, "info": enc.info.to_dict()},
+        "dim": enc.dim, "metric": "cosine", "normalized": True,
+        "preset": spec.preset, "faiss_spec": spec.factory, "knobs": spec.knobs,
+        "chunking": chunking.to_dict(), "source": source, "rows": report.rows,
+        "duplicates": report.duplicates, "skipped": [s.to_dict() for s in report.skipped],
+        "counts": {}, "metadata_fields": {}, "files": {},
+    }
+
+
+def _encode_resumable(enc, docs, chunks: list[Chunk], out: Path, batch_size: int,
+                      shard_size: int, report_progress) -> np.ndarray:
+    """Embed every chunk, shard by shard; finished shards are files a re-run reuses."""
+    key = hashlib.blake2b(digest_size=10)
+    key.update(f"{enc.fingerprint}|{shard_size}|{batch_size}".encode())
+    for c in chunks:
+        key.update(c.encoded.encode() + b"\x00")
+    work = out / f".build-{key.hexdigest()}"
+    work.mkdir(parents=True, exist_ok=True)
+    # documents finished once their last chunk is embedded
+    pos = {d.id: i for i, d in enumerate(docs)}
+    last_chunk = np.cumsum(np.bincount([pos[c.doc_id] for c in chunks], minlength=len(docs))) - 1
+    parts, resumed_docs, fresh_docs, start = [], 0, 0, time.perf_counter()
+    for first in range(0, len(chunks), shard_size):
+        shard = work / f"shard-{first // shard_size:06d}.npy"
+        end = min(first + shard_size, len(chunks))
+        before = bisect.bisect_right(last_chunk, first - 1)
+        after = bisect.bisect_right(last_chunk, end - 1)
+        if shard.exists():
+            vecs = np.load(shard, allow_pickle=False)
+            resumed_docs += after - before
+        else:
+            vecs = enc.encode([c.encoded for c in chunks[first:end]], prompt="passage",
+                              batch_size=batch_size)
+            _save_npy_atomic(shard, vecs)
+            fresh_docs += after - before
+        parts.append(vecs)
+        elapsed = time.perf_counter() - start
+        rate = fresh_docs / elapsed if elapsed > 0 else 0.0
+        left = len(docs) - after
+        report_progress(BuildProgress("encode", after, len(docs), rate,
+                                      left / rate if rate > 0 else None, resumed_docs))
+    return np.vstack(parts).astype(np.float32, copy=False)
+
+
+def _save_npy_atomic(path: Path, array: np.ndarray) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        np.save(fh, array, allow_pickle=False)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,108 @@
+"""Token-aware chunking: windows measured with the encoder's own tokenizer, so the model never
+truncates a chunk; breaks prefer sentence ends (English and Chinese); each chunk keeps its
+character offsets into the document."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+SENTENCE_ENDS = frozenset(".!?。！？；;…")
+TITLE_SEPARATOR = " "
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    chunk_tokens: int | None = None  # tokens per chunk (specials, prefix and title included); None: model max
+    overlap: int = 32  # tokens shared by consecutive chunks (capped below half a chunk)
+    title_in_chunk: bool = True  # prepend the document title to every chunk's encoded text
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    doc_id: str
+    chunk_no: int
+    start: int  # document.text[start:end] is the chunk text
+    end: int
+    text: str
+    encoded: str  # what the encoder sees: title + separator + text (without the model's prompt)
+
+
+def _budget(encoder, config: ChunkingConfig) -> int:
+    """Content tokens per window: the limit minus specials and the passage prompt's prefix."""
+    limit = encoder.max_length if config.chunk_tokens is None else config.chunk_tokens
+    if limit > encoder.max_length:
+        raise ValueError(f"chunk_tokens={limit} exceeds the model's max_length "
+                         f"{encoder.max_length}: use chunk_tokens <= {encoder.max_length}")
+    overhead = encoder.token_lengths([""], prompt="passage")[0]
+    budget = limit - overhead
+    if budget < 8:
+        raise ValueError(f"chunk_tokens={limit} leaves {budget} content tokens: use a larger value")
+    if config.overlap < 0:
+        raise ValueError(f"overlap must be >= 0 tokens, got {config.overlap}")
+    return budget
+
+
+def _title_prefix(encoder, title: str, budget: int) -> tuple[str, int]:
+    """(prefix to prepend, its token count), the title cut to at most half the budget."""
+    if not title.strip():
+        return "", 0
+    enc = encoder.tokenizer(title, add_special_tokens=False, return_offsets_mapping=True,
+                            verbose=False)
+    offsets = enc["offset_mapping"]
+    if len(offsets) > budget // 2:
+        title = title[: offsets[budget // 2 - 1][1]]
+    prefix = title + TITLE_SEPARATOR
+    return prefix, min(len(offsets), budget // 2) + 1
+
+
+def _windows(offsets: Sequence[tuple[int, int]], text: str, size: int, overlap: int):
+    """Token index windows [a, b) of at most `size` tokens, ending at sentence ends when possible."""
+    n = len(offsets)
+    a = 0
+    while a < n:
+        b = min(a + size, n)
+        if b < n:
+            for j in range(b, a + size // 2, -1):  # last sentence end in the window's second half
+                end = offsets[j - 1][1]
+                if text[end - 1 : end] in SENTENCE_ENDS or text[end : end + 1] == "\n":
+                    b = j
+                    break
+        yield a, b
+        if b >= n:
+            return
+        a = max(b - overlap, a + 1)
+
+
+def chunk_documents(encoder, documents, config: ChunkingConfig) -> list[Chunk]:
+    """Split each document into chunks that fit the encoder; order: documents, then chunk_no."""
+    budget = _budget(encoder, config)
+    docs = list(documents)
+    texts = [d.text for d in docs]
+    encodings = encoder.tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True,
+                                  verbose=False)["offset_mapping"] if texts else []
+    chunks: list[Chunk] = []
+    for doc, offsets in zip(docs, encodings, strict=True):
+        prefix, prefix_tokens = (_title_prefix(encoder, doc.title, budget)
+                                 if config.title_in_chunk else ("", 0))
+        offsets = [(s, e) for s, e in offsets if e > s]
+        chunks.extend(_fit(encoder, doc, offsets, prefix, budget - prefix_tokens, config.overlap))
+    return chunks
+
+
+def _fit(encoder, doc, offsets, prefix: str, size: int, overlap: int) -> list[Chunk]:
+    """Windows of `size` tokens, re-split smaller where re-tokenising the joined text grows it."""
+    if not offsets:  # text with no tokens at all (e.g. only control characters)
+        return [Chunk(doc.id, 0, 0, len(doc.text), doc.text, prefix + doc.text)]
+    while True:
+        spans = [(offsets[a][0], offsets[b - 1][1]) for a, b in
+                 _windows(offsets, doc.text, size, min(overlap, size // 2 - 1))]
+        encoded = [prefix + doc.text[s:e] for s, e in spans]
+        lengths = encoder.token_lengths(encoded, prompt="passage")
+        if max(lengths) <= encoder.max_length or size <= 8:
+            return [Chunk(doc.id, i, s, e, doc.text[s:e], enc)
+                    for i, ((s, e), enc) in enumerate(zip(spans, encoded, strict=True))]
+        size -= max(1, max(lengths) - encoder.max_length)

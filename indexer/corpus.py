@@ -1,0 +1,241 @@
+"""Read a corpus — JSONL, CSV/TSV, Parquet, a folder of .txt/.md, BEIR corpus.jsonl, anything
+`datasets` loads — into `Document`s, reporting (never dropping silently) every row it skips."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .documents import Document, SkippedRow
+from .errors import CorpusError
+
+FORMATS = ("jsonl", "csv", "tsv", "parquet", "folder", "json", "datasets")
+ON_ERROR = ("skip", "fail")
+_EXT = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet",
+        ".json": "json", ".arrow": "datasets"}
+_TEXT_FILES = (".txt", ".md")
+
+
+@dataclass(frozen=True)
+class CorpusOptions:
+    """Which fields hold what. `id_field=None` tries `id` then `_id`, else generates a stable id
+    (`<file>:<line>`); `metadata_fields=None` keeps every other scalar field."""
+
+    id_field: str | None = None
+    text_field: str = "text"
+    title_field: str | None = "title"
+    metadata_fields: tuple[str, ...] | None = None
+    format: str | None = None  # None: from the extension
+    on_error: str = "skip"
+
+
+@dataclass
+class CorpusReport:
+    documents: list[Document]
+    skipped: list[SkippedRow] = field(default_factory=list)
+    duplicates: int = 0  # rows whose id was seen before; the later row won
+    rows: int = 0
+
+
+def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> CorpusReport:
+    """Read every row of `path`; bad rows are skipped and listed (or raise with `on_error="fail"`)."""
+    opts = options or CorpusOptions()
+    if opts.on_error not in ON_ERROR:
+        raise CorpusError(f"Invalid on_error {opts.on_error!r}. Valid: {', '.join(ON_ERROR)}")
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"corpus not found: {path}")
+    fmt = opts.format or _detect(path)
+    if fmt not in FORMATS:
+        raise CorpusError(f"Invalid corpus format {fmt!r}. Valid: {', '.join(FORMATS)}")
+    report = CorpusReport(documents=[])
+    by_id: dict[str, Document] = {}
+    for where, line, row in _ROWS[fmt](path, report, opts):
+        report.rows += 1
+        doc = _to_document(row, where, line, opts, report)
+        if doc is None:
+            continue
+        if doc.id in by_id:
+            report.duplicates += 1
+            del by_id[doc.id]  # the later row wins, at its own position
+        by_id[doc.id] = doc
+    report.documents = list(by_id.values())
+    return report
+
+
+def _detect(path: Path) -> str:
+    if path.is_dir():
+        if (path / "dataset_info.json").exists() or (path / "state.json").exists():
+            return "datasets"
+        if (path / "corpus.jsonl").is_file():
+            return "jsonl"  # a BEIR folder
+        return "folder"
+    fmt = _EXT.get(path.suffix.lower())
+    if fmt is None:
+        raise CorpusError(
+            f"cannot tell the format of {path.name}: use a .jsonl/.csv/.tsv/.parquet/.json file, "
+            f"a folder of .txt/.md files, or pass format= (one of {', '.join(FORMATS)})"
+        )
+    return fmt
+
+
+def _skip(report: CorpusReport, opts: CorpusOptions, where: str, line: int, reason: str) -> None:
+    if opts.on_error == "fail":
+        raise CorpusError(f"{where}:{line}: {reason} (use on_error='skip' to skip bad rows)")
+    report.skipped.append(SkippedRow(where, line, reason))
+
+
+# -- row sources: each yields (file, line, dict) and reports rows it cannot parse -------------
+Rows = Iterator[tuple[str, int, dict[str, Any]]]
+
+
+def _jsonl_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
+    if path.is_dir():
+        path = path / "corpus.jsonl"
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                _skip(report, opts, path.name, n, f"not UTF-8 ({exc.reason} at byte {exc.start})")
+                continue
+            except json.JSONDecodeError as exc:
+                _skip(report, opts, path.name, n, f"malformed JSON ({exc.msg})")
+                continue
+            if not isinstance(row, dict):
+                _skip(report, opts, path.name, n, "not a JSON object")
+                continue
+            yield path.name, n, row
+
+
+def _decoded_lines(path: Path, report: CorpusReport, opts: CorpusOptions, bad: set[int]):
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                _skip(report, opts, path.name, n, f"not UTF-8 ({exc.reason} at byte {exc.start})")
+                bad.add(n)
+                yield "\n"  # keeps csv's line count aligned with the file
+
+
+def _delimited_rows(path: Path, report: CorpusReport, opts: CorpusOptions, delimiter: str) -> Rows:
+    bad: set[int] = set()
+    reader = csv.reader(_decoded_lines(path, report, opts, bad), delimiter=delimiter)
+    header = next(reader, None)
+    if not header:
+        raise CorpusError(f"{path.name} is empty: a CSV/TSV corpus needs a header row")
+    header = [h.strip() for h in header]
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            _skip(report, opts, path.name, reader.line_num, f"malformed row ({exc})")
+            continue
+        line = reader.line_num
+        if not values or line in bad:
+            continue
+        if len(values) != len(header):
+            _skip(report, opts, path.name, line,
+                  f"{len(values)} fields where the header has {len(header)}")
+            continue
+        yield path.name, line, dict(zip(header, values, strict=True))
+
+
+def _csv_rows(path, report, opts) -> Rows:
+    return _delimited_rows(path, report, opts, ",")
+
+
+def _tsv_rows(path, report, opts) -> Rows:
+    return _delimited_rows(path, report, opts, "\t")
+
+
+def _parquet_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
+    import pyarrow.parquet as pq
+
+    n = 0
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=4096):
+        for row in batch.to_pylist():
+            n += 1
+            yield path.name, n, row
+
+
+def _folder_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _TEXT_FILES)
+    if not files:
+        raise CorpusError(f"no .txt or .md files under {path}")
+    for file in files:
+        rel = file.relative_to(path).as_posix()
+        try:
+            text = file.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            _skip(report, opts, rel, 0, f"not UTF-8 ({exc.reason} at byte {exc.start})")
+            continue
+        title = ""
+        if file.suffix.lower() == ".md":
+            first = text.lstrip().split("\n", 1)[0]
+            title = first.lstrip("#").strip() if first.startswith("#") else ""
+        yield rel, 0, {"id": rel, "text": text, "title": title or file.stem}
+
+
+def _datasets_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
+    import datasets
+
+    try:
+        if path.is_dir():
+            ds = datasets.load_from_disk(str(path))
+        else:
+            builder = {".json": "json", ".arrow": "arrow"}.get(path.suffix.lower(), "json")
+            ds = datasets.load_dataset(builder, data_files=str(path), split="train")
+    except Exception as exc:  # datasets raises many types; the message is what matters
+        raise CorpusError(f"datasets could not load {path}: {exc}") from exc
+    if isinstance(ds, datasets.DatasetDict):
+        ds = ds[next(iter(ds))]
+    for n, row in enumerate(ds, start=1):
+        yield path.name, n, row
+
+
+_ROWS = {"jsonl": _jsonl_rows, "csv": _csv_rows, "tsv": _tsv_rows, "parquet": _parquet_rows,
+         "folder": _folder_rows, "json": _datasets_rows, "datasets": _datasets_rows}
+
+
+# -- row -> Document ------------------------------------------------------------------------
+def _scalar(value: Any) -> bool:
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    return isinstance(value, (str, int, float, bool))
+
+
+def _to_document(
+    row: dict[str, Any], where: str, line: int, opts: CorpusOptions, report: CorpusReport
+) -> Document | None:
+    text = row.get(opts.text_field)
+    if text is None:
+        _skip(report, opts, where, line, f"missing text field {opts.text_field!r}")
+        return None
+    if not isinstance(text, str):
+        _skip(report, opts, where, line, f"text field {opts.text_field!r} is not a string")
+        return None
+    if not text.strip():
+        _skip(report, opts, where, line, "empty text")
+        return None
+    id_fields = (opts.id_field,) if opts.id_field else ("id", "_id")
+    doc_id = next((row[f] for f in id_fields if row.get(f) not in (None, "")), None)
+    doc_id = str(doc_id) if doc_id is not None else f"{where}:{line}"
+    title = row.get(opts.title_field) if opts.title_field else None
+    title = title if isinstance(title, str) else ""
+    taken = {opts.text_field, opts.title_field, *id_fields}
+    names = opts.metadata_fields if opts.metadata_fields is not None else [
+        k for k in row if k not in taken
+    ]
+    metadata = {k: row[k] for k in names if k in row and _scalar(row[k])}
+    return Document(doc_id, text, title, metadata)

@@ -1,0 +1,106 @@
+"""BM25 over chunks with `bm25s`; a tokenizer for English (lower-cased, stop words out, Snowball
+stems) and Chinese (`jieba` words) in one pass."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+_WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?|[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def tokenize(text: str) -> list[str]:
+    """Lexical tokens of `text`: stemmed English words and jieba-segmented Chinese words."""
+    out: list[str] = []
+    stop = _stopwords()
+    for piece in _WORD.findall(text.lower()):
+        if _CJK.match(piece):
+            out.extend(w for w in _jieba().lcut(piece) if w.strip())
+        elif piece not in stop:
+            out.append(piece)
+    stemmer = _stemmer()
+    return [w if _CJK.match(w) else stemmer.stemWord(w) for w in out]
+
+
+class LexicalIndex:
+    """BM25 over a list of token lists; position i is `ids[i]` (a chunk id)."""
+
+    def __init__(self, retriever, ids: np.ndarray) -> None:
+        self.retriever = retriever
+        self.ids = ids  # (n,) int64 chunk ids
+
+    @classmethod
+    def build(cls, ids: Sequence[int], tokens: Sequence[Sequence[str]]) -> LexicalIndex:
+        import bm25s
+
+        retriever = bm25s.BM25()
+        if len(ids):
+            retriever.index([list(t) or [""] for t in tokens], show_progress=False)
+        return cls(retriever, np.asarray(ids, dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def search(
+        self, queries: Sequence[str], k: int, allowed: set[int] | None = None
+    ) -> list[list[tuple[int, float]]]:
+        """Top-k (chunk id, BM25 score) per query; only chunks in `allowed` when given.
+
+        Chunks that share no term with the query (score 0) are not returned.
+        """
+        if not len(self.ids):
+            return [[] for _ in queries]
+        mask = None
+        if allowed is not None:
+            mask = np.isin(self.ids, np.fromiter(allowed, dtype=np.int64)).astype(np.float32)
+        k = min(k, len(self.ids))
+        tokens = [tokenize(q) or [""] for q in queries]
+        docs, scores = self.retriever.retrieve(tokens, k=k, show_progress=False, weight_mask=mask,
+                                               n_threads=1)
+        return [
+            [(int(self.ids[d]), float(s)) for d, s in zip(drow, srow, strict=True) if s > 0]
+            for drow, srow in zip(docs, scores, strict=True)
+        ]
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        np.save(folder / "ids.npy", self.ids, allow_pickle=False)
+        if len(self.ids):
+            self.retriever.save(str(folder), show_progress=False)
+
+    @classmethod
+    def load(cls, folder: Path) -> LexicalIndex:
+        import bm25s
+
+        ids = np.load(folder / "ids.npy", allow_pickle=False)
+        if not len(ids):
+            return cls(bm25s.BM25(), ids)
+        return cls(bm25s.BM25.load(str(folder), show_progress=False, allow_pickle=False), ids)

@@ -1,0 +1,144 @@
+"""Named FAISS presets built through `index_factory` (cosine = inner product on unit vectors),
+each wrapped in IDMap2 for stable int64 ids, and the per-query knobs each one takes."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import faiss
+import numpy as np
+
+PRESETS = ("flat", "hnsw", "ivf", "ivfpq", "sq8", "auto")
+KNOBS = ("nprobe", "efSearch", "rerank")
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 80
+HNSW_EF_SEARCH = 128
+RERANK = 8  # ivfpq: exact re-ranking of rerank * k shortlisted vectors
+
+
+@dataclass(frozen=True)
+class Spec:
+    preset: str
+    factory: str  # the index_factory string
+    knobs: dict[str, int]  # default search knobs
+
+
+def auto_preset(n: int) -> str:
+    """Exact search while it is cheap; a graph up to a few million vectors; compressed beyond."""
+    if n <= 20_000:
+        return "flat"
+    if n <= 2_000_000:
+        return "hnsw"
+    return "ivfpq"
+
+
+def nlist_for(n: int) -> int:
+    """Inverted lists: ~4·sqrt(n), with at least 39 training points per list."""
+    return max(1, min(int(4 * math.sqrt(max(n, 1))), n // 39))
+
+
+def spec_for(preset: str, n: int, dim: int) -> Spec:
+    """The FAISS spec of `preset` for `n` vectors of `dim` dimensions."""
+    if preset not in PRESETS:
+        raise ValueError(f"Invalid index preset {preset!r}. Valid: {', '.join(PRESETS)}")
+    if preset == "auto":
+        preset = auto_preset(n)
+    nlist = nlist_for(n)
+    if preset == "flat":
+        return Spec(preset, "IDMap2,Flat", {})
+    if preset == "sq8":
+        return Spec(preset, "IDMap2,SQ8", {})
+    if preset == "hnsw":
+        return Spec(preset, f"IDMap2,HNSW{HNSW_M},Flat", {"efSearch": HNSW_EF_SEARCH})
+    nprobe = min(nlist, max(8, nlist // 16))
+    if preset == "ivf":
+        return Spec(preset, f"IDMap2,IVF{nlist},Flat", {"nprobe": nprobe})
+    # ivfpq: m sub-quantisers of 8 bits (fewer bits where training points are scarce)
+    m = next(m for m in (dim // 8, dim // 4, dim // 2, dim) if m and dim % m == 0)
+    bits = 8 if n >= 256 * 39 else max(4, min(8, int(math.log2(max(n // 39, 16)))))
+    if n < 2**bits:
+        raise ValueError(f"ivfpq needs at least {2**bits} vectors, got {n}: use preset flat")
+    return Spec(preset, f"IDMap2,IVF{nlist},PQ{m}x{bits},RFlat", {"nprobe": nprobe, "rerank": RERANK})
+
+
+def create(spec: Spec, dim: int) -> faiss.Index:
+    index = faiss.index_factory(dim, spec.factory, faiss.METRIC_INNER_PRODUCT)
+    hnsw = _find(index, faiss.IndexHNSW)
+    if hnsw is not None:
+        hnsw.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    return index
+
+
+def train_and_add(index: faiss.Index, vectors: np.ndarray, ids: np.ndarray, seed: int = 0) -> None:
+    """Train (k-means / PQ, seeded) when needed, then add `vectors` under `ids`."""
+    if not index.is_trained:
+        ivf = _find(index, faiss.IndexIVF)
+        if ivf is not None:
+            ivf.cp.seed = seed
+            ivf.cp.min_points_per_centroid = 1
+        if len(vectors) == 0:
+            raise ValueError("cannot train an index on 0 vectors")
+        index.train(vectors)
+    if len(vectors):
+        index.add_with_ids(vectors, ids)
+
+
+def _find(index: faiss.Index, cls):
+    """The first sub-index of type `cls` under IDMap / Refine wrappers, or None."""
+    seen = index
+    for _ in range(4):
+        seen = faiss.downcast_index(seen)
+        if isinstance(seen, cls):
+            return seen
+        inner = getattr(seen, "index", None) or getattr(seen, "base_index", None)
+        if inner is None:
+            return None
+        seen = inner
+    return None
+
+
+def check_knobs(spec: Spec, knobs: dict[str, int]) -> dict[str, int]:
+    """Defaults overridden by `knobs`; errors name the knobs this preset takes."""
+    for name, value in knobs.items():
+        if name not in spec.knobs:
+            valid = ", ".join(spec.knobs) or "none"
+            raise ValueError(f"search knob {name!r} does not apply to preset {spec.preset!r}. "
+                             f"Valid knobs: {valid} (all: {', '.join(KNOBS)})")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"search knob {name!r} must be a positive integer, got {value!r}")
+    return {**spec.knobs, **knobs}
+
+
+def exhaustive_knobs(spec: Spec, index: faiss.Index) -> dict[str, int]:
+    """Knobs that make the preset visit every stored vector (the fallback of filtered search)."""
+    out = dict(spec.knobs)
+    if "nprobe" in out:
+        out["nprobe"] = _find(index, faiss.IndexIVF).nlist
+    if "efSearch" in out:
+        out["efSearch"] = max(out["efSearch"], int(index.ntotal))
+    if "rerank" in out:
+        out["rerank"] = max(out["rerank"], 64)
+    return out
+
+
+def search_params(spec: Spec, knobs: dict[str, int], sel: faiss.IDSelector | None,
+                  index: faiss.Index):
+    """faiss SearchParameters for the knobs, restricted to the external ids `sel` accepts."""
+    if spec.preset == "ivfpq" and sel is not None:
+        # IndexRefine passes only base_index_params down, so IDMap2's own id translation is
+        # lost: translate here (IDMap2 then leaves an IDSelectorTranslated as it is).
+        outer = sel
+        sel = faiss.IDSelectorTranslated(faiss.downcast_index(index).id_map, outer)
+        sel._outer = outer
+    if spec.preset == "hnsw":
+        return faiss.SearchParametersHNSW(efSearch=knobs["efSearch"], sel=sel)
+    if spec.preset == "ivf":
+        return faiss.SearchParametersIVF(nprobe=knobs["nprobe"], sel=sel)
+    if spec.preset == "ivfpq":
+        base = faiss.SearchParametersIVF(nprobe=knobs["nprobe"], sel=sel)
+        params = faiss.IndexRefineSearchParameters(k_factor=float(knobs["rerank"]),
+                                                   base_index_params=base, sel=sel)
+        params._base = base  # keep the Python object alive as long as params
+        return params
+    return faiss.SearchParameters(sel=sel) if sel is not None else None
