@@ -1,0 +1,83 @@
+"""App fixtures: folders the pages read (runs, indexes, data) set up once, and a page runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+APP = REPO / "app"
+if str(APP) not in sys.path:  # what `streamlit run app/Home.py` does for the pages
+    sys.path.insert(0, str(APP))
+
+PAGES = {
+    "home": APP / "Home.py",
+    "search": APP / "pages" / "1_Search.py",
+    "attention": APP / "pages" / "2_Attention.py",
+    "disambiguation": APP / "pages" / "3_Disambiguation.py",
+    "index": APP / "pages" / "4_Index.py",
+    "models": APP / "pages" / "5_Models.py",
+}
+
+METRICS = {
+    "model": "tiny-bert", "pooling": "mean", "prompt_prefix": "",
+    "dev": {"path": "sts-dev.tsv", "rows": 100, "bad_rows": 0},
+    "dev_before": {"path": "sts-dev.tsv", "kind": "sts", "pairs": 100, "spearman": 41.5,
+                   "pearson": 40.2, "bad_rows": 0},
+    "dev_after": {"path": "sts-dev.tsv", "kind": "sts", "pairs": 100, "spearman": 63.25,
+                  "pearson": 61.0, "bad_rows": 0},
+    "stages": [], "wall_s": 12.0, "started_at": "2026-01-01T00:00:00",
+    "finished_at": "2026-01-01T00:01:00",
+}
+LOG = [
+    {"stage": 0, "step": 10, "loss": 2.5},
+    {"stage": 0, "step": 20, "loss": 1.9, "eval_dev_spearman_cosine": 0.55},
+    {"stage": 0, "step": 30, "loss": 1.4, "eval_dev_spearman_cosine": 0.6325},
+]
+
+
+@pytest.fixture(scope="session")
+def runs_root(tmp_path_factory, tiny_model_dir) -> Path:
+    """A runs folder with one finished (tiny, random) training run and one without metrics."""
+    root = tmp_path_factory.mktemp("runs")
+    run = root / "tiny-run"
+    shutil.copytree(tiny_model_dir, run)
+    (run / "metrics.json").write_text(json.dumps(METRICS), encoding="utf-8")
+    (run / "training_log.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in LOG), encoding="utf-8")
+    shutil.copytree(tiny_model_dir, root / "unfinished")
+    return root
+
+
+@pytest.fixture(scope="session")
+def app_env(runs_root, tmp_path_factory) -> dict[str, Path]:
+    """Point the app's configuration at test folders (no index yet: see `index_root`)."""
+    data = tmp_path_factory.mktemp("data")
+    empty = tmp_path_factory.mktemp("no-indexes")
+    env = {"BERTSCOPE_RUNS_ROOT": runs_root, "BERTSCOPE_DATA_ROOT": data,
+           "BERTSCOPE_INDEX_ROOT": empty}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update({k: str(v) for k, v in env.items()})
+    yield env
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture
+def page(app_env) -> Callable:
+    """`page("attention")` → a fresh AppTest of that page, already run once."""
+    from streamlit.testing.v1 import AppTest
+
+    def run(name: str, timeout: float = 240) -> AppTest:
+        return AppTest.from_file(str(PAGES[name]), default_timeout=timeout).run()
+
+    return run

@@ -1,0 +1,97 @@
+"""Attention page: charts for English and Chinese inputs, subword merging, bad inputs."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import assert_clean, figures, texts, titles
+
+pytestmark = pytest.mark.slow
+
+
+def by_title(at, start: str) -> dict:
+    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith(start))
+
+
+def enlarged(at) -> dict:
+    return by_title(at, "Attention, layer")
+
+
+def grid(at) -> dict:
+    return by_title(at, "Attention, every")
+
+
+def test_default_english_example_draws_every_chart(page):
+    at = page("attention")
+    assert_clean(at)
+    names = titles(at)
+    assert any(t.startswith("Attention, every layer") for t in names)  # the grid
+    assert any(t.startswith("Head view") for t in names)
+    assert any("layer by layer" in t for t in names)  # [CLS]
+    assert any("causal mask" in t for t in names)
+    assert len(grid(at)["data"]) == 6 * 12  # minilm: 6 layers x 12 heads
+    labels = enlarged(at)["layout"]["xaxis"]["ticktext"]
+    assert labels[0] == "[CLS]" and labels[-1] == "[SEP]" and "bank" in labels
+
+
+def test_merge_toggle_turns_subwords_into_words(page):
+    at = page("attention")
+    at.text_area[0].set_value("Tokenization of unbelievably long words.").run()
+    tokens = enlarged(at)["layout"]["xaxis"]["ticktext"]
+    assert "##bly" in tokens or any(t.startswith("##") for t in tokens)
+    at.sidebar.toggle[0].set_value(True).run()
+    assert_clean(at)
+    words = enlarged(at)["layout"]["xaxis"]["ticktext"]
+    assert "unbelievably" in words and not any(w.startswith("##") for w in words)
+    assert len(words) < len(tokens)
+
+
+def test_sentence_pair_shows_two_segments(page):
+    at = page("attention")
+    at.sidebar.selectbox[0].set_value("English pair: [CLS] A [SEP] B [SEP]").run()
+    assert_clean(at)
+    segments = at.dataframe[0].value["segment"].tolist()
+    assert segments[0] == 0 and segments[-1] == 1 and sorted(set(segments)) == [0, 1]
+
+
+def test_chinese_with_minilm_merges_apple_into_one_word(page):
+    at = page("attention")
+    at.text_area[0].set_value("苹果好吃，iPhone更好用。").run()
+    at.sidebar.toggle[0].set_value(True).run()
+    assert_clean(at)
+    assert "苹果" in enlarged(at)["layout"]["xaxis"]["ticktext"]
+
+
+def test_chinese_preset_with_e5(page):
+    at = page("attention")
+    at.sidebar.selectbox[0].set_value("中文: 苹果好吃，iPhone更好用。").run()  # picks e5
+    at.sidebar.toggle[0].set_value(True).run()
+    assert_clean(at)
+    assert len(grid(at)["data"]) == 12 * 12  # e5-small: 12 layers x 12 heads
+    words = enlarged(at)["layout"]["xaxis"]["ticktext"]
+    assert "苹果" in words and "iPhone" in words
+
+
+def test_trained_model_folder_is_offered_and_runs(page):
+    at = page("attention")
+    model = at.sidebar.selectbox[1]
+    trained = [o for o in model.options if o.endswith("(trained)")]
+    assert "tiny-run (trained)" in trained
+    model.set_value("tiny-run (trained)").run()
+    assert_clean(at)
+    assert len(grid(at)["data"]) == 2 * 4  # the tiny test model
+
+
+def test_empty_sentence_asks_for_input(page):
+    at = page("attention")
+    at.text_area[0].set_value("   ").run()
+    assert not at.exception
+    assert not figures(at)
+    assert any("Type a sentence" in t for t in texts(at.info))
+
+
+def test_long_input_is_truncated_with_a_note(page):
+    at = page("attention")
+    at.text_area[0].set_value("word " * 400).run()
+    assert not at.exception
+    assert any("truncated" in t for t in texts(at.warning))
+    assert figures(at)

@@ -1,0 +1,65 @@
+"""Disambiguation page: similarity and PCA charts in English and Chinese; bad inputs as messages."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import assert_clean, figures, texts, values
+
+pytestmark = pytest.mark.slow
+
+
+def by_title(at, start: str) -> dict:
+    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith(start))
+
+
+def test_english_apple_draws_similarity_and_pca(page):
+    at = page("disambiguation")
+    assert_clean(at)
+    sim = by_title(at, "Cosine similarity of “apple”")
+    assert len(sim["data"]) == 4 * 3 // 2 + 1  # every context pair, then the baseline
+    baseline = sim["data"][-1]
+    assert "baseline" in baseline["name"]
+    assert len(values(baseline["y"])) == 7  # minilm: embeddings + 6 layers
+    pca = by_title(at, "“apple” in 2-D")
+    assert "layer 6" in pca["layout"]["title"]["text"]
+    at.slider[0].set_value(2).run()
+    assert "layer 2" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
+
+
+def test_river_bank_and_money_bank_separate_in_the_last_layer(page):
+    """Real behaviour (minilm): the two river contexts stay closer than river vs money."""
+    at = page("disambiguation")
+    at.sidebar.selectbox[0].set_value("English: bank (river vs money)").run()
+    assert_clean(at)
+    sim = by_title(at, "Cosine similarity of “bank”")
+    pairs = {(t["name"].split()[0], t["name"].split("↔ ")[1].split()[0]): values(t["y"])[-1]
+             for t in sim["data"][:-1]}  # names read "#1 We had… ↔ #2 The canoe…"
+    assert pairs[("#1", "#2")] > pairs[("#1", "#3")]  # river-river above river-money
+    assert pairs[("#3", "#4")] > pairs[("#2", "#4")]  # money-money above river-money
+
+
+def test_chinese_apple_with_e5(page):
+    at = page("disambiguation")
+    at.sidebar.selectbox[0].set_value("中文: 苹果 (水果 vs 公司)").run()
+    assert_clean(at)
+    sim = by_title(at, "Cosine similarity of “苹果”")
+    assert len(sim["data"]) == 2  # one pair and the baseline
+    assert len(values(sim["data"][0]["y"])) == 13  # e5-small: embeddings + 12 layers
+    assert by_title(at, "“苹果” in 2-D")
+
+
+def test_word_missing_from_a_context_is_a_message(page):
+    at = page("disambiguation")
+    at.text_area[0].set_value("I ate an apple.\nThe weather is nice today.").run()
+    assert not at.exception
+    assert any("does not occur" in t and "weather" in t for t in texts(at.error))
+    assert not figures(at)
+
+
+def test_too_few_contexts_and_empty_word_ask_for_input(page):
+    at = page("disambiguation")
+    at.text_area[0].set_value("Only one apple here.").run()
+    assert not at.exception and any("at least two" in t for t in texts(at.info))
+    at.text_input[0].set_value(" ").run()
+    assert not at.exception and any("Type the word" in t for t in texts(at.info))
+    assert not figures(at)

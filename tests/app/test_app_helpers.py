@@ -1,0 +1,137 @@
+"""Pure helpers behind the pages: charts from plain arrays, escaping, path confinement, uploads."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from appkit.confine import confine_path
+from appkit.discovery import find_indexes, find_trained_models
+from appkit.filters import build_filter
+from appkit.render import highlighted_html
+from appkit.uploads import index_name, safe_name, save_upload
+from charts.attention import attention_grid, attention_heatmap, cls_profile, head_view
+from charts.masks import causal_mask, right_context_share
+from charts.trajectory import pca_2d, similarity_by_layer
+
+
+def softmax_rows(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_heatmap_keeps_repeated_tokens_apart():
+    labels = ["[CLS]", "the", "cat", "the", "[SEP]"]
+    fig = attention_heatmap(np.eye(5), labels, "t")
+    assert list(fig.layout.xaxis.ticktext) == labels and list(fig.layout.xaxis.tickvals) == [
+        0, 1, 2, 3, 4]
+
+
+def test_grid_has_one_heatmap_per_layer_and_head():
+    attn = softmax_rows(np.random.default_rng(0).normal(size=(3, 2, 4, 4)))
+    fig = attention_grid(attn)
+    assert len(fig.data) == 6
+    np.testing.assert_allclose(fig.data[3].z, attn[1, 1])  # row-major: layer 2, head 2
+
+
+def test_head_view_draws_only_weights_above_the_threshold():
+    m = np.array([[0.9, 0.1, 0.0], [0.02, 0.5, 0.48], [0.3, 0.3, 0.4]])
+    fig = head_view(m, ["a", "b", "c"], "t", min_weight=0.2)
+    lines = [t for t in fig.data if t.mode == "lines"]
+    segments = sum(len(t.x) // 3 for t in lines)
+    assert segments == int((m >= 0.2).sum())  # 0.9, 0.5, 0.48, 0.3, 0.3, 0.4
+
+
+def test_cls_profile_is_row_zero_averaged_over_heads():
+    attn = softmax_rows(np.random.default_rng(1).normal(size=(2, 3, 5, 5)))
+    np.testing.assert_allclose(cls_profile(attn), attn[:, :, 0, :].mean(1))
+    np.testing.assert_allclose(cls_profile(attn).sum(-1), 1.0, rtol=1e-6)
+
+
+def test_right_context_share_is_zero_under_a_causal_mask_and_known_when_uniform():
+    t = 5
+    causal = causal_mask(t) / causal_mask(t).sum(-1, keepdims=True)
+    assert right_context_share(causal[None, None]) == pytest.approx([0.0])
+    uniform = np.full((1, 1, t, t), 1 / t)
+    expected = np.mean([(t - 1 - i) / t for i in range(t - 1)])
+    assert right_context_share(uniform) == pytest.approx([expected])
+
+
+def test_similarity_chart_has_every_pair_and_the_baseline():
+    cosine = np.ones((4, 3, 3))
+    fig = similarity_by_layer(cosine, np.full(4, 0.3), ["a", "b", "c"], "w")
+    assert len(fig.data) == 3 + 1 and "baseline" in fig.data[-1].name
+
+
+def test_pca_is_shared_across_layers_and_ignores_scale():
+    rng = np.random.default_rng(2)
+    v = rng.normal(size=(3, 4, 16))
+    v[:, 2] = v[:, 1] * 10  # layer 2 = layer 1 scaled: same directions, same points
+    p = pca_2d(v)
+    assert p.shape == (3, 4, 2)
+    np.testing.assert_allclose(p[:, 1], p[:, 2], atol=1e-9)
+
+
+def test_document_text_is_escaped_and_the_span_marked():
+    text = "<script>alert(1)</script> **bold** # title"
+    start = text.index("**bold**")
+    out = highlighted_html(text, (start, start + 8))
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    assert "<mark>**bold**</mark>" in out
+    assert "<mark>" not in highlighted_html(text, (5, 500))  # a bad span marks nothing
+
+
+def test_confine_path_refuses_dotdot_absolute_and_symlink_escapes(tmp_path):
+    root = tmp_path / "data"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.jsonl").write_text("{}")
+    (tmp_path / "secret.txt").write_text("x")
+    os.symlink(tmp_path / "secret.txt", root / "link.txt")
+    assert confine_path(root, "sub/a.jsonl") == (root / "sub" / "a.jsonl").resolve()
+    assert confine_path(root, str(root / "sub")) == (root / "sub").resolve()
+    for bad in ("../secret.txt", "sub/../../secret.txt", str(tmp_path / "secret.txt"),
+                "link.txt", "/etc/passwd"):
+        with pytest.raises(ValueError, match="outside the data folder"):
+            confine_path(root, bad)
+    for missing in ("", "nope.jsonl"):
+        with pytest.raises(ValueError):
+            confine_path(root, missing)
+
+
+def test_uploads_have_a_limit_a_safe_name_and_their_own_folder():
+    assert safe_name("../../etc/passwd") == "passwd"
+    assert safe_name("..\\x\\évil name.jsonl") == "_vil_name.jsonl"
+    with pytest.raises(ValueError, match="upload limit is 1 MB"):
+        save_upload("big.jsonl", b"x" * (2 * 1024 * 1024), 1)
+    with pytest.raises(ValueError, match="unsupported"):
+        save_upload("a.exe", b"x", 1)
+    path = save_upload("../docs.jsonl", b'{"text": "hi"}\n', 1)
+    assert path.name == "docs.jsonl" and path.parent.name.startswith("bertscope-upload-")
+    assert save_upload("note.txt", b"hi", 1).is_dir()  # plain text: the indexer reads folders
+    with pytest.raises(ValueError):
+        index_name("../escape")
+    assert index_name(" my-index_2 ") == "my-index_2"
+
+
+def test_filters_become_indexer_filters():
+    fields = {"category": "str", "year": "int"}
+    assert build_filter(fields, {"category": "", "year": " "}) is None
+    assert build_filter(fields, {"category": "tech"}) == {"category": "tech"}
+    assert build_filter(fields, {"category": "tech, sport", "year": "2004"}) == {
+        "category": {"in": ["tech", "sport"]}, "year": 2004}
+    with pytest.raises(ValueError, match="whole numbers"):
+        build_filter(fields, {"year": "soon"})
+
+
+def test_discovery_finds_indexes_and_model_folders(tmp_path):
+    (tmp_path / "idx" / "a").mkdir(parents=True)
+    (tmp_path / "idx" / "a" / "manifest.json").write_text("{}")
+    (tmp_path / "idx" / "empty").mkdir()
+    assert find_indexes(tmp_path / "idx") == [tmp_path / "idx" / "a"]
+    run = tmp_path / "runs" / "r1"
+    (run / "1_Pooling").mkdir(parents=True)
+    (run / "modules.json").write_text("[]")
+    (run / "1_Pooling" / "modules.json").write_text("[]")  # inside a model: not another model
+    assert find_trained_models(tmp_path / "runs") == [run]
+    assert find_trained_models(tmp_path / "missing") == []

@@ -1,0 +1,66 @@
+"""Home and Models pages: the default path renders; trained runs show metrics and curves."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import assert_clean, figures, texts, titles, values
+
+pytestmark = pytest.mark.slow
+
+
+def test_home_renders_and_warms_the_default_encoder(page):
+    at = page("home")
+    assert_clean(at)
+    assert any("Encoder ready: minilm" in t for t in texts(at.success))
+    assert any("trained model folder" in t for t in texts(at.markdown))
+
+
+def test_models_lists_bundled_and_trained(page):
+    at = page("models")
+    assert_clean(at)
+    bundled = at.dataframe[0].value
+    assert set(bundled["name"]) == {"minilm", "e5-multilingual"}
+    trained = at.dataframe[1].value
+    assert set(trained["folder"]) == {"tiny-run", "unfinished"}
+    row = trained.set_index("folder").loc["tiny-run"]
+    assert row["dev Spearman after"] == pytest.approx(63.25)
+    assert row["finished"] != "not finished"
+
+
+def test_trained_run_shows_before_after_and_curve(page):
+    at = page("models")
+    at.selectbox[0].set_value("tiny-run").run()
+    assert_clean(at)
+    bars = next(f for f in figures(at) if "base vs fine-tuned" in titles_of(f))
+    base, tuned = bars["data"]
+    assert values(base["y"]) == pytest.approx([41.5, 40.2])
+    assert values(tuned["y"]) == pytest.approx([63.25, 61.0])
+    curve = next(f for f in figures(at) if not titles_of(f))
+    dev = next(t for t in curve["data"] if t["name"] == "dev Spearman")
+    assert values(dev["x"]) == [0, 20, 30]  # step 0 = the base model's score
+    assert values(dev["y"]) == pytest.approx([41.5, 55.0, 63.25])
+
+
+def test_unfinished_run_says_so_and_loads_on_request(page):
+    at = page("models")
+    at.selectbox[0].set_value("unfinished").run()
+    assert not at.exception
+    assert any("no metrics.json" in t for t in texts(at.info))
+    assert not figures(at)
+    at.toggle[0].set_value(True).run()
+    assert_clean(at)
+    assert at.json[-1].value  # the loaded model's EncoderInfo
+    assert '"layers": 2' in at.json[-1].value
+
+
+def titles_of(fig: dict) -> str:
+    title = fig.get("layout", {}).get("title", {})
+    return title.get("text", "") if isinstance(title, dict) else str(title)
+
+
+def test_no_runs_root_is_a_sentence(page, monkeypatch, tmp_path):
+    monkeypatch.setenv("BERTSCOPE_RUNS_ROOT", str(tmp_path / "nothing-here"))
+    at = page("models")
+    assert_clean(at)
+    assert any("No trained model folders" in t for t in texts(at.info))
+    assert titles(at) == []
