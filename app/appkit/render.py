@@ -23,3 +23,14 @@ def highlighted_html(text: str, span: tuple[int, int] | None = None) -> str:
         html.escape(text[:a]) + "<mark>" + html.escape(text[a:b]) + "</mark>"
         + html.escape(text[b:])
     )
+
+
+def excerpt(text: str, start: int, end: int, context: int = 160) -> tuple[str, tuple[int, int]]:
+    """The span `text[start:end]` with up to `context` characters either side, and the span's
+    offsets within that excerpt; cut ends are marked with "…"."""
+    start, end = max(0, start), min(len(text), end)
+    a, b = max(0, start - context), min(len(text), end + context)
+    head = "…" if a > 0 else ""
+    tail = "…" if b < len(text) else ""
+    snippet = head + text[a:b] + tail
+    return snippet, (len(head) + start - a, len(head) + end - a)

@@ -9,7 +9,7 @@ from appkit.config import AppConfig
 from appkit.discovery import find_indexes, label
 from appkit.filters import build_filter
 from appkit.guard import call_or_stop
-from appkit.render import highlighted_html
+from appkit.render import excerpt, highlighted_html
 from appkit.resources import get_index
 
 st.set_page_config(page_title="Search · BERTScope", layout="wide")
@@ -44,6 +44,12 @@ if not query.strip():
     st.stop()
 
 where = call_or_stop(build_filter, fields, typed, what="Filter")
+if mode != "lexical":
+    with st.spinner("Loading the index's encoder…"):
+        encoder = call_or_stop(lambda: index.encoder, what="Cannot load the index's encoder")
+    if encoder.token_lengths([query], prompt="query")[0] > encoder.max_length:
+        st.warning(f"The query is longer than {encoder.max_length} tokens; the dense search "
+                   "uses its beginning only.")
 started = time.perf_counter()
 with st.spinner("Searching…"):
     hits = call_or_stop(index.search, query, k=k, mode=mode, filter=where)
@@ -60,11 +66,11 @@ for hit in hits:
                 f"<span style='opacity:0.7'>· score {hit.score:.4f} · doc "
                 f"{html.escape(str(hit.doc_id))} · chunk {html.escape(str(hit.chunk_id))}</span>"
                 "</div>")
-        st.html(highlighted_html(hit.text))
+        document = call_or_stop(index.document, hit.doc_id, what="Cannot open the document")
+        st.html(highlighted_html(*excerpt(document.text, hit.start, hit.end)))
         if hit.metadata:
             st.html("<div style='opacity:0.75'>" + " · ".join(
                 f"{html.escape(str(key))}: {html.escape(str(value))}"
                 for key, value in hit.metadata.items()) + "</div>")
         with st.expander("Whole document (matching chunk marked)"):
-            document = call_or_stop(index.document, hit.doc_id, what="Cannot open the document")
             st.html(highlighted_html(document.text, (hit.start, hit.end)))

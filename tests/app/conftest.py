@@ -81,3 +81,25 @@ def page(app_env) -> Callable:
         return AppTest.from_file(str(PAGES[name]), default_timeout=timeout).run()
 
     return run
+
+
+@pytest.fixture(scope="session")
+def index_root(tmp_path_factory) -> Path:
+    """Two indexes: `a-news` (the test corpus with minilm) and `z-broken` (a damaged copy)."""
+    from corpus import DOCS
+
+    from indexer import build_index
+
+    root = tmp_path_factory.mktemp("indexes")
+    build_index(DOCS, root / "a-news", model="minilm", preset="flat")
+    broken = root / "z-broken"
+    shutil.copytree(root / "a-news", broken)
+    faiss_file = next(broken.glob("*.faiss"))
+    faiss_file.write_bytes(faiss_file.read_bytes()[:100])  # truncated: fails its checksum
+    return root
+
+
+@pytest.fixture
+def with_indexes(app_env, index_root, monkeypatch) -> Path:
+    monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(index_root))
+    return index_root

@@ -1,0 +1,99 @@
+"""Search page: a query returns ranked hits; filters, modes, escaping; bad inputs are sentences."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import assert_clean, texts
+
+pytestmark = pytest.mark.slow
+
+
+def bodies(at) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
+
+
+def headers(at) -> list[str]:
+    return [b for b in bodies(at) if b.startswith("<div><b>")]
+
+
+def search(at, query: str):
+    at.text_input(key="search-query").set_value(query).run()
+    return at
+
+
+def test_default_path_asks_for_a_query(page, with_indexes):
+    at = page("search")
+    assert_clean(at)
+    assert any("11 documents" in t for t in texts(at.info))
+    assert at.sidebar.selectbox[0].options == ["a-news", "z-broken"]
+
+
+def test_query_returns_ranked_hits_with_time(page, with_indexes):
+    at = search(page("search"), "rising oil prices")
+    assert_clean(at)
+    first = headers(at)[0]
+    assert "1. Oil prices climb" in first and "doc oil-1" in first
+    assert any("results in" in t and "ms" in t for t in texts(at.caption))
+    assert any("<mark>Crude oil prices rose" in b for b in bodies(at))  # the hit span, marked
+    assert any("category: business" in b for b in bodies(at))
+
+
+def test_chinese_query_finds_the_chinese_document_lexically(page, with_indexes):
+    at = page("search")
+    at.sidebar.radio[0].set_value("lexical")
+    at = search(at, "苹果发布")
+    assert_clean(at)
+    assert "doc zh-1" in headers(at)[0]
+
+
+def test_filters_restrict_the_hits(page, with_indexes):
+    at = page("search")
+    at.text_input(key="search-filter-category").set_value("sport")
+    at.sidebar.slider[0].set_value(5)
+    at = search(at, "rising oil prices")
+    assert_clean(at)
+    found = headers(at)
+    assert found and all(("Cup final" in h) or ("Wimbledon" in h) for h in found)
+
+
+def test_document_text_shows_literally(page, with_indexes):
+    at = search(page("search"), "script injection in web pages")
+    assert_clean(at)
+    assert "&lt;b&gt;Markup&lt;/b&gt; **test**" in headers(at)[0]
+    hostile = [b for b in bodies(at) if "alert" in b]
+    assert hostile and all("<script>" not in b and "&lt;script&gt;" in b for b in hostile)
+
+
+def test_no_match_is_a_sentence(page, with_indexes):
+    at = page("search")
+    at.text_input(key="search-filter-year").set_value("1999")
+    at = search(at, "oil")
+    assert not at.exception and not headers(at)
+    assert any("No document matches" in t for t in texts(at.warning))
+
+
+def test_bad_filter_value_is_a_message(page, with_indexes):
+    at = page("search")
+    at.text_input(key="search-filter-year").set_value("last year")
+    at = search(at, "oil")
+    assert not at.exception
+    assert any("whole numbers" in t for t in texts(at.error))
+
+
+def test_blank_query_asks_for_one(page, with_indexes):
+    at = search(page("search"), "   ")
+    assert not at.exception and not headers(at)
+    assert any("Type a query" in t for t in texts(at.info))
+
+
+def test_corrupt_index_is_a_message(page, with_indexes):
+    at = page("search")
+    at.sidebar.selectbox[0].set_value("z-broken").run()
+    assert not at.exception
+    assert any("Cannot open the index z-broken" in t for t in texts(at.error))
+
+
+def test_no_index_at_all_is_a_sentence(page, app_env):
+    at = page("search")
+    assert_clean(at)
+    assert any("No index found" in t for t in texts(at.info))
