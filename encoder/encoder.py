@@ -160,8 +160,8 @@ class Encoder:
             "max_length": self.max_length,
             "vocab": len(self.tokenizer),
         }
-        config["transformer"].pop("_attn_implementation", None)
-        config["transformer"].pop("transformers_version", None)
+        for key in ("_attn_implementation", "transformers_version", "_name_or_path"):
+            config["transformer"].pop(key, None)  # not identity: where and how it was loaded
         return fingerprint(config, self.model.state_dict())
 
     @cached_property

