@@ -1,14 +1,21 @@
 """Disambiguation: one word in several contexts — how its vectors split by sense, layer by layer."""
 
+import html
+
 import appkit  # noqa: F401  (puts the repository root on sys.path)
 import streamlit as st
 from appkit.config import AppConfig
+from appkit.discovery import find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.inspect_cache import word_trajectory
 from appkit.model_picker import pick_model
 from appkit.presets import DISAMBIGUATION_PRESETS
-from appkit.resources import get_encoder
-from charts.trajectory import pca_2d, pca_figure, similarity_by_layer
+from appkit.render import highlighted_html
+from appkit.resources import get_encoder, get_index
+from appkit.usages import rank, window
+from charts.trajectory import pca_2d, pca_figure, short, similarity_by_layer
+
+CANDIDATES = 20  # chunks containing the word, re-ranked by contextual similarity
 
 st.set_page_config(page_title="Disambiguation · BERTScope", layout="wide")
 st.title("One word, several senses")
@@ -47,3 +54,34 @@ st.caption("Only the distance above the dashed baseline means anything: contextu
 
 layer = st.slider("Layer for the 2-D map", 0, traj.layers - 1, traj.layers - 1, key="dis-layer")
 st.plotly_chart(pca_figure(pca_2d(traj.vectors), layer, traj.contexts, traj.word), key="pca")
+
+st.subheader("Where else is the word used like this?")
+indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
+if not indexes:
+    st.info(f"No index under {config.index_root}: build one to look up other uses of the word.")
+    st.stop()
+left, right = st.columns(2)
+index_name = left.selectbox("Index", list(indexes), key="dis-index")
+anchor = right.selectbox("Context to compare with", range(len(traj.contexts)), key="dis-anchor",
+                         format_func=lambda i: f"#{i + 1} {short(traj.contexts[i], 60)}")
+index = get_index(indexes[index_name])
+hits = call_or_stop(index.search, traj.word, k=CANDIDATES, mode="lexical", per_chunk=True)
+found = [(hit, w) for hit in hits if (w := window(hit.text, traj.word)) is not None]
+if found:
+    usage = call_or_stop(word_trajectory, model_key,
+                         (traj.contexts[anchor], *[w[0] for _, w in found]), traj.word)
+    similarity = usage.cosine[layer, 0, 1:]
+    st.caption(f"The {len(found)} chunks of {index_name} that contain “{traj.word}”, ranked by "
+               f"the cosine of its layer-{layer} vector with context #{anchor + 1}'s "
+               f"(the layer slider above); baseline at this layer {traj.baseline[layer]:.2f}.")
+    for i in rank(similarity, top=5):
+        hit, (text, span) = found[i]
+        st.html(f"<div><b>{similarity[i]:.3f}</b> · {html.escape(hit.title or hit.doc_id)}</div>"
+                + highlighted_html(text, span))
+else:
+    st.info(f"No chunk of {index_name} contains “{traj.word}”, and the index stores sentence "
+            f"vectors, not token vectors: these are the nearest chunks to context "
+            f"#{anchor + 1} as a whole.")
+    for hit in call_or_stop(index.search, traj.contexts[anchor], k=5):
+        st.html(f"<div><b>{hit.score:.3f}</b> · {html.escape(hit.title or hit.doc_id)}</div>"
+                + highlighted_html(hit.text))

@@ -63,3 +63,31 @@ def test_too_few_contexts_and_empty_word_ask_for_input(page):
     at.text_input[0].set_value(" ").run()
     assert not at.exception and any("Type the word" in t for t in texts(at.info))
     assert not figures(at)
+
+
+def usages(at) -> list[str]:
+    """The ranked chunks of the "used like this" section, best first."""
+    return [h.proto.body for h in at.get("html") if "<mark>" in h.proto.body]
+
+
+def test_other_uses_are_ranked_by_sense(page, with_indexes):
+    """Real behaviour (minilm): the pie context finds the orchard chunk first, the iPhone one
+    the iPhone chunk — the same word, ranked by its contextual vector."""
+    at = page("disambiguation")
+    assert_clean(at)
+    assert any("chunks of a-news that contain “apple”" in t for t in texts(at.caption))
+    assert "Orchard harvest" in usages(at)[0]  # context #1: apple pie
+    at.selectbox(key="dis-anchor").set_value(2).run()  # context #3: Apple's iPhone
+    assert_clean(at)
+    assert "New iPhone" in usages(at)[0]
+    assert all("<mark>" in u for u in usages(at))
+
+
+def test_word_absent_from_the_index_falls_back_to_sentence_neighbours(page, with_indexes):
+    at = page("disambiguation")
+    at.sidebar.selectbox[0].set_value("English: bank (river vs money)").run()
+    at.text_area[0].set_value("We sat by the river.\nThe river was cold.").run()
+    at.text_input[0].set_value("river").run()
+    assert_clean(at)
+    assert any("No chunk of a-news contains “river”" in t for t in texts(at.info))
+    assert len([h for h in at.get("html") if "<b>" in h.proto.body]) == 5
