@@ -9,7 +9,8 @@ Public surface (see indexer/README.md for the whole guide):
         stage is one of read, chunk, encode, index, save, done.
     SemanticIndex.open(path, *, encoder=None, verify=True) -> SemanticIndex
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
-                 per_chunk=False, rrf_k=60, weights=(1.0, 1.0), **knobs) -> list[Hit] | list[list[Hit]]
+                 per_chunk=False, rrf_k=60, weights=(1.0, 1.0), **knobs)
+        -> list[Hit] for one query, list[list[Hit]] for a list
     index.stats() -> IndexStats; index.knobs; index.document(doc_id) -> Document; len(index)
     index.add(docs) / index.upsert(docs) / index.delete(ids) / index.compact(); index.save()
     read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)

@@ -13,7 +13,8 @@ TITLE_SEPARATOR = " "
 
 @dataclass(frozen=True)
 class ChunkingConfig:
-    chunk_tokens: int | None = None  # tokens per chunk (specials, prefix and title included); None: model max
+    # tokens per chunk, specials, prompt prefix and title included; None: the model's max_length
+    chunk_tokens: int | None = None
     overlap: int = 32  # tokens shared by consecutive chunks (capped below half a chunk)
     title_in_chunk: bool = True  # prepend the document title to every chunk's encoded text
 
@@ -60,7 +61,7 @@ def _title_prefix(encoder, title: str, budget: int) -> tuple[str, int]:
 
 
 def _windows(offsets: Sequence[tuple[int, int]], text: str, size: int, overlap: int):
-    """Token index windows [a, b) of at most `size` tokens, ending at sentence ends when possible."""
+    """Token windows [a, b) of at most `size` tokens, ending at sentence ends when possible."""
     n = len(offsets)
     a = 0
     while a < n:

@@ -43,7 +43,7 @@ class CorpusReport:
 
 
 def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> CorpusReport:
-    """Read every row of `path`; bad rows are skipped and listed (or raise with `on_error="fail"`)."""
+    """Read every row of `path`; bad rows are skipped and listed (`on_error="fail"`: raise)."""
     opts = options or CorpusOptions()
     if opts.on_error not in ON_ERROR:
         raise CorpusError(f"Invalid on_error {opts.on_error!r}. Valid: {', '.join(ON_ERROR)}")

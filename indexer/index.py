@@ -225,7 +225,8 @@ class SemanticIndex:
         missing = [c for c in chunk_ids if c not in self._doc_cache]
         for part in range(0, len(missing), 900):
             ids = missing[part : part + 900]
-            q = f"SELECT chunk_id, doc_id FROM chunks WHERE chunk_id IN ({','.join('?' * len(ids))})"
+            marks = ",".join("?" * len(ids))
+            q = f"SELECT chunk_id, doc_id FROM chunks WHERE chunk_id IN ({marks})"
             self._doc_cache.update(self.conn.execute(q, ids).fetchall())
         return {c: self._doc_cache[c] for c in chunk_ids if c in self._doc_cache}
 

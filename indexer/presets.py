@@ -59,7 +59,8 @@ def spec_for(preset: str, n: int, dim: int) -> Spec:
     bits = 8 if n >= 256 * 39 else max(4, min(8, int(math.log2(max(n // 39, 16)))))
     if n < 2**bits:
         raise ValueError(f"ivfpq needs at least {2**bits} vectors, got {n}: use preset flat")
-    return Spec(preset, f"IDMap2,IVF{nlist},PQ{m}x{bits},RFlat", {"nprobe": nprobe, "rerank": RERANK})
+    factory = f"IDMap2,IVF{nlist},PQ{m}x{bits},RFlat"
+    return Spec(preset, factory, {"nprobe": nprobe, "rerank": RERANK})
 
 
 def create(spec: Spec, dim: int) -> faiss.Index:

@@ -24,7 +24,8 @@ class IndexStats:
     version: int
     duplicates: int
     skipped: list[SkippedRow] = field(default_factory=list)
-    metadata_fields: dict[str, str] = field(default_factory=dict)  # name -> str|int|float|bool|mixed
+    # field name -> "str" | "int" | "float" | "bool" | "mixed"
+    metadata_fields: dict[str, str] = field(default_factory=dict)
     chunking: dict = field(default_factory=dict)
     knobs: dict[str, int] = field(default_factory=dict)  # search knobs this preset takes, defaults
     source: str = ""

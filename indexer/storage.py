@@ -121,7 +121,8 @@ def writer_lock(folder: Path) -> Iterator[None]:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise RuntimeError(f"another process is writing {folder}; wait for it to finish") from exc
+            raise RuntimeError(f"another process is writing {folder}; wait for it to finish"
+                               ) from exc
         try:
             yield
         finally:

@@ -1,0 +1,179 @@
+"""SemanticIndex: save→load identical hits, changes visible after reopen, filters return k,
+lexical / hybrid, query validation, encoder and checksum checks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexer import (
+    CorruptIndexError,
+    EncoderMismatchError,
+    QueryError,
+    SemanticIndex,
+    build_index,
+)
+
+QUERIES = ["cats purr", "stocks fell on Monday", "the team won"]
+
+
+def _ids(hits):
+    return [(h.doc_id, h.chunk_id, round(h.score, 5)) for h in hits]
+
+
+def test_hits_carry_text_offsets_and_metadata(flat_index, tiny_encoder, docs):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    hits = index.search("cats purr on the sofa", k=5)
+    assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    assert len({h.doc_id for h in hits}) == 5  # per document by default
+    by_id = {d["id"]: d for d in docs}
+    for h in hits:
+        assert by_id[h.doc_id]["text"][h.start : h.end] == h.text
+        assert h.metadata == by_id[h.doc_id]["metadata"] and h.title == by_id[h.doc_id]["title"]
+    assert index.document(hits[0].doc_id).text == by_id[hits[0].doc_id]["text"]
+
+
+def test_save_load_gives_identical_hits(flat_index, tiny_encoder, tmp_path):
+    a = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    a.delete(["d000"])
+    a.save()
+    b = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    assert [_ids(h) for h in b.search(QUERIES, k=8)] == [_ids(h) for h in a.search(QUERIES, k=8)]
+
+
+@pytest.mark.parametrize("which", ["flat_index", "hnsw_index"])
+def test_upsert_and_delete_visible_after_reopen(which, request, tiny_encoder):
+    path = request.getfixturevalue(which)
+    index = SemanticIndex.open(path, encoder=tiny_encoder)
+    old = index.search("dogs bark", k=1)[0]
+    index.delete([old.doc_id])
+    index.upsert([{"id": "d001", "text": "a zebra grazes in the savannah", "title": "Zebra",
+                   "metadata": {"topic": 9, "group": "c", "score": 1.5, "flag": True}},
+                  {"id": "new", "text": "penguins slide on ice"}])
+    index.save()
+    again = SemanticIndex.open(path, encoder=tiny_encoder)
+    assert len(again) == 60
+    all_ids = {h.doc_id for h in again.search("anything at all", k=1000)}
+    assert old.doc_id not in all_ids and {"new", "d001"} <= all_ids
+    for h in again.search("anything at all", k=1000, per_chunk=True):  # no stale chunk survives
+        assert h.text == again.document(h.doc_id).text[h.start : h.end]
+    assert again.search("zebra grazes savannah", k=1, mode="lexical")[0].doc_id == "d001"
+    assert again.document("d001").title == "Zebra"
+    stats = again.stats()
+    assert stats.documents == 60 and stats.version == 2
+    if which == "hnsw_index":  # HNSW cannot remove: tombstones, then compact
+        assert stats.tombstones > 0
+        assert again.compact() == stats.tombstones
+        again.save()
+        assert SemanticIndex.open(path).stats().tombstones == 0
+    assert {h.doc_id for h in SemanticIndex.open(path, encoder=tiny_encoder).search(
+        "anything at all", k=1000)} == all_ids
+
+
+@pytest.mark.parametrize("which", ["flat_index", "hnsw_index"])
+@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+def test_filtered_search_returns_k(which, mode, request, tiny_encoder):
+    index = SemanticIndex.open(request.getfixturevalue(which), encoder=tiny_encoder)
+    cases = [({"topic": 3}, 12), ({"group": {"in": ["b"]}, "flag": True}, 10),
+             ({"score": {"gte": 1.0, "lt": 2.05}}, 11), ({"topic": 3, "score": {"lt": 0.9}}, 2)]
+    for filt, matching in cases:
+        query = "stocks fell" if mode != "lexical" else "story sentence"
+        hits = index.search(query, k=matching, filter=filt, mode=mode)
+        assert len(hits) == matching, (filt, mode)
+        more = index.search(query, k=matching + 5, filter=filt, mode=mode)
+        assert len(more) == matching  # k beyond what matches: all of it
+    hits = index.search("stocks", k=5, filter={"topic": 2})
+    assert all(h.metadata["topic"] == 2 for h in hits)
+
+
+def test_lexical_and_hybrid(flat_index, tiny_encoder):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    lex = index.search("postman", k=5, mode="lexical")
+    assert lex and all("postman" in h.text for h in lex)
+    hyb = index.search("postman", k=5, mode="hybrid")
+    assert len(hyb) == 5 and lex[0].doc_id in {h.doc_id for h in hyb}
+    assert index.search("qqqzzz", k=5, mode="lexical") == []  # no term in common: no hits
+
+
+def test_batch_queries_are_one_call_and_match_singles(flat_index, tiny_encoder):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    batch = index.search(QUERIES, k=4)
+    assert [_ids(h) for h in batch] == [_ids(index.search(q, k=4)) for q in QUERIES]
+    chunks = index.search(QUERIES[0], k=30, per_chunk=True)
+    assert len({h.chunk_id for h in chunks}) == 30 > len({h.doc_id for h in chunks})
+
+
+def test_k_beyond_corpus_returns_everything(flat_index, tiny_encoder):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    assert len(index.search("cats", k=10_000)) == 60
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"queries": ""}, "empty query"),
+    ({"queries": "   "}, "empty query"),
+    ({"queries": ["ok", " "]}, "empty query"),
+    ({"queries": [1]}, "must be a string"),
+    ({"queries": "ok", "k": 0}, "k must be"),
+    ({"queries": "ok", "k": -3}, "k must be"),
+    ({"queries": "ok", "mode": "fuzzy"}, "Valid: dense, lexical, hybrid"),
+    ({"queries": "ok", "filter": {"colour": "red"}}, "unknown filter field 'colour'. Valid"),
+    ({"queries": "ok", "filter": {"topic": "three"}}, "holds int values"),
+    ({"queries": "ok", "filter": {"group": {"gte": 1}}}, "needs a numeric field"),
+    ({"queries": "ok", "filter": {"topic": {"near": 1}}}, "Invalid filter operator"),
+    ({"queries": "ok", "nprobe": 4}, "does not apply to preset 'flat'"),
+])
+def test_bad_queries_are_refused_clearly(flat_index, tiny_encoder, kwargs, match):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    queries = kwargs.pop("queries")
+    with pytest.raises(QueryError, match=match):
+        index.search(queries, **kwargs)
+
+
+def test_encoder_mismatch_is_refused(flat_index, minilm):
+    with pytest.raises(EncoderMismatchError, match="this index needs encoder 'tiny-bert'"):
+        SemanticIndex.open(flat_index, encoder=minilm)
+
+
+def test_lazy_encoder_is_loaded_by_name(flat_index, tiny_encoder):
+    index = SemanticIndex.open(flat_index)
+    assert index.search("cats", k=2)[0].doc_id == \
+        SemanticIndex.open(flat_index, encoder=tiny_encoder).search("cats", k=2)[0].doc_id
+
+
+@pytest.mark.parametrize("role", ["faiss", "sqlite", "bm25"])
+def test_corrupted_file_is_detected(flat_index, role):
+    manifest = json.loads((flat_index / "manifest.json").read_text())
+    target = flat_index / manifest["files"][role]["path"]
+    if target.is_dir():
+        target = target / "ids.npy"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    with pytest.raises(CorruptIndexError, match="fails its checksum"):
+        SemanticIndex.open(flat_index)
+
+
+def test_missing_index_and_bad_manifest(tmp_path):
+    with pytest.raises(FileNotFoundError, match="python -m indexer build"):
+        SemanticIndex.open(tmp_path)
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(CorruptIndexError, match="not valid JSON"):
+        SemanticIndex.open(tmp_path)
+
+
+def test_stats_for_a_ui(flat_index):
+    st = SemanticIndex.open(flat_index).stats()
+    assert (st.documents, st.preset, st.model, st.dim) == (60, "flat", "tiny-bert", 32)
+    assert st.chunks >= 60 and st.size_bytes > 0 and st.built_at and st.skipped == []
+    assert st.metadata_fields == {"flag": "bool", "group": "str", "score": "float", "topic": "int"}
+    assert json.dumps(st.to_dict())
+
+
+def test_chinese_lexical_search(tmp_path, tiny_encoder):
+    texts = ["苹果发布会在北京举行。", "今天的苹果很好吃！", "天气预报说明天下雨。"]
+    docs = [{"id": str(i), "text": t} for i, t in enumerate(texts, start=1)]
+    index = build_index(docs, tmp_path / "zh", model=tiny_encoder)
+    assert [h.doc_id for h in index.search("发布会", k=3, mode="lexical")] == ["1"]
+    assert {h.doc_id for h in index.search("苹果", k=3, mode="lexical")} == {"1", "2"}
