@@ -5,6 +5,7 @@ import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import find_indexes, find_trained_models, label
 from appkit.resources import get_encoder
+from appkit.startup import load_libraries
 
 st.set_page_config(page_title="BERTScope", page_icon="🔎", layout="wide")
 st.title("BERTScope — semantic search you can look inside")
@@ -37,7 +38,9 @@ st.markdown(
     + f"\n- **{len(trained)}** trained model folder(s) under `{config.runs_root}`"
 )
 
-# Load the default encoder now, behind a spinner, so the other pages answer at once.
+# Load the libraries and the default encoder now, behind spinners, so the other pages answer
+# at once.
+load_libraries()
 encoder = get_encoder("minilm")
 st.success(f"Encoder ready: {encoder.name} ({encoder.info.layers} layers × "
            f"{encoder.info.heads} heads, {encoder.dim}-d).")

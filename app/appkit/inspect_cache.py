@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from encoder import Inspection, WordTrajectory
-
 from .resources import _encoder
+
+if TYPE_CHECKING:
+    from encoder import Inspection, WordTrajectory
 
 
 @st.cache_data(show_spinner="Running the encoder…", max_entries=32)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from encoder import BUNDLED
-
 from .config import AppConfig
 from .discovery import find_trained_models, label
 
 
 def model_options(config: AppConfig) -> dict[str, str]:
     """Display label → key for `load_encoder` (a bundled name or an absolute folder path)."""
+    from encoder import BUNDLED
+
     options = {f"{name} (bundled)": name for name in BUNDLED}
     for folder in find_trained_models(config.runs_root):
         options[f"{label(folder, config.runs_root)} (trained)"] = str(folder)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from encoder import Encoder, load_encoder
+if TYPE_CHECKING:
+    from encoder import Encoder
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _encoder(key: str) -> Encoder:
+    from encoder import load_encoder
+
     return load_encoder(key)
 
 

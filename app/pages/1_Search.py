@@ -11,9 +11,11 @@ from appkit.filters import build_filter
 from appkit.guard import call_or_stop
 from appkit.render import excerpt, highlighted_html
 from appkit.resources import get_index
+from appkit.startup import load_libraries
 
 st.set_page_config(page_title="Search · BERTScope", layout="wide")
 st.title("Search")
+load_libraries()
 config = AppConfig.from_env()
 
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}

@@ -9,15 +9,17 @@ from appkit.inspect_cache import inspect_text
 from appkit.model_picker import pick_model
 from appkit.presets import ATTENTION_PRESETS
 from appkit.resources import get_encoder
+from appkit.startup import load_libraries
 from charts.attention import attention_grid, attention_heatmap, cls_by_layer, head_view
 from charts.masks import mask_figure, right_context_figure, right_context_share
-
-from encoder import merge_subwords
 
 GRID_MAX_TOKENS = 96  # the layer x head grid becomes unreadable (and slow) beyond this
 
 st.set_page_config(page_title="Attention · BERTScope", layout="wide")
 st.title("Attention, layer by layer")
+load_libraries()
+from encoder import merge_subwords  # noqa: E402  (after the title: see appkit/startup.py)
+
 config = AppConfig.from_env()
 
 preset_name = st.sidebar.selectbox("Example", list(ATTENTION_PRESETS), key="attn-preset")

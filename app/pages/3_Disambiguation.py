@@ -12,6 +12,7 @@ from appkit.model_picker import pick_model
 from appkit.presets import DISAMBIGUATION_PRESETS
 from appkit.render import highlighted_html
 from appkit.resources import get_encoder, get_index
+from appkit.startup import load_libraries
 from appkit.usages import rank, window
 from charts.trajectory import pca_2d, pca_figure, short, similarity_by_layer
 
@@ -19,6 +20,7 @@ CANDIDATES = 20  # chunks containing the word, re-ranked by contextual similarit
 
 st.set_page_config(page_title="Disambiguation · BERTScope", layout="wide")
 st.title("One word, several senses")
+load_libraries()
 st.caption("The seed's example: 苹果 in 苹果好吃 vs 苹果发布会 starts as one vector and splits "
            "by sense as the layers mix in context.")
 config = AppConfig.from_env()

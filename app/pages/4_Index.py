@@ -9,14 +9,16 @@ from appkit.discovery import find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
 from appkit.resources import get_index
+from appkit.startup import load_libraries
 from appkit.uploads import UPLOAD_TYPES, index_name, save_upload
-
-from indexer import build_index
 
 PRESETS = ("auto", "flat", "hnsw", "ivf", "ivfpq", "sq8")  # indexer/README.md
 
 st.set_page_config(page_title="Index · BERTScope", layout="wide")
 st.title("Indexes")
+load_libraries()
+from indexer import build_index  # noqa: E402  (after the title: see appkit/startup.py)
+
 config = AppConfig.from_env()
 
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}

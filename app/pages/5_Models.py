@@ -9,13 +9,15 @@ from appkit.config import AppConfig
 from appkit.discovery import find_trained_models, label
 from appkit.resources import get_encoder
 from appkit.runs import read_metrics
+from appkit.startup import load_libraries
 from charts.training import before_after, training_curve
-
-from encoder import BUNDLED
-from training.report import curves, read_log
 
 st.set_page_config(page_title="Models · BERTScope", layout="wide")
 st.title("Models")
+load_libraries()
+from encoder import BUNDLED  # noqa: E402  (after the title: see appkit/startup.py)
+from training.report import curves, read_log  # noqa: E402
+
 config = AppConfig.from_env()
 
 st.subheader("Bundled (offline, from pip packages)")

@@ -1,0 +1,133 @@
+"""End to end in a real browser: `streamlit run` on a free port, Debian's headless Chromium
+driven by playwright; a search on the default index, the attention and disambiguation charts.
+Screenshots go to test-artifacts/app/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_setup import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ensure_chromium,
+    free_port,
+    start_streamlit,
+    wait_healthy,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts" / "app"
+DEFAULT_INDEX = REPO / "indexes" / "bbc-news"
+LOAD_MS = 240_000  # the first view loads the encoder (and e5 may be converted) on 2 CPU cores
+
+
+@pytest.fixture(scope="session")
+def default_index() -> Path:
+    """indexes/bbc-news as `make app` builds it; built here when absent (a few minutes)."""
+    if not (DEFAULT_INDEX / "manifest.json").is_file():
+        from indexer import default_index as build
+
+        build(DEFAULT_INDEX)
+    return DEFAULT_INDEX
+
+
+@pytest.fixture(scope="session")
+def browser():
+    why = ensure_chromium()
+    if why:
+        pytest.skip(f"real-browser test skipped: {why}")
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright missing: pip install -r requirements-dev.txt")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(default_index, tmp_path_factory):
+    port = free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    env = {"BERTSCOPE_INDEX_ROOT": str(default_index.parent), "HF_HUB_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false"}
+    proc = start_streamlit(REPO, port, env, log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except Exception:
+            proc.kill()
+        print(log.read_text()[-3000:])
+
+
+@pytest.fixture
+def tab(browser, app_url):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(LOAD_MS)
+    yield page
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    page.wait_for_timeout(800)  # let plotly finish its transitions
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def wait_idle(page) -> None:
+    """Until Streamlit has finished the current run (its status widget disappears)."""
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+def test_home_then_search_on_the_default_index(tab, app_url):
+    tab.goto(app_url)
+    tab.get_by_text("Encoder ready: minilm").wait_for()
+    shot(tab, "01-home")
+    tab.goto(f"{app_url}/Search")
+    box = tab.get_by_label("Query")
+    box.fill("oil prices rise as OPEC cuts output")
+    box.press("Enter")
+    tab.get_by_text("results in").wait_for()
+    wait_idle(tab)
+    hits = tab.locator("mark")
+    assert hits.count() == 10, "every hit shows its matching chunk marked"
+    assert "score" in tab.locator("b").first.locator("..").inner_text()
+    shot(tab, "02-search")
+
+
+def test_attention_charts_render_english_and_chinese(tab, app_url):
+    tab.goto(f"{app_url}/Attention")
+    tab.locator(".js-plotly-plot .main-svg").first.wait_for()
+    wait_idle(tab)
+    assert tab.locator(".js-plotly-plot").count() >= 1
+    assert tab.locator(".js-plotly-plot .heatmaplayer").count() >= 1
+    shot(tab, "03-attention-grid")
+    tab.get_by_role("tab", name="Head view").click()
+    tab.locator(".js-plotly-plot .scatterlayer").first.wait_for(state="visible")
+    shot(tab, "04-attention-head-view")
+    area = tab.get_by_label("Sentence A")
+    area.fill("苹果好吃，iPhone更好用。")
+    area.press("Control+Enter")
+    tab.get_by_text("苹果").first.wait_for()
+    wait_idle(tab)
+    tab.get_by_role("tab", name="BERT vs GPT mask").click()
+    tab.get_by_text("Share of attention on tokens to the right").wait_for(state="visible")
+    shot(tab, "05-attention-mask-zh")
+
+
+def test_disambiguation_charts_render(tab, app_url):
+    tab.goto(f"{app_url}/Disambiguation")
+    tab.get_by_text("Cosine similarity of").wait_for()
+    tab.get_by_text("in 2-D (PCA").wait_for()
+    wait_idle(tab)
+    assert tab.locator(".js-plotly-plot .main-svg").count() >= 2
+    tab.get_by_text("Where else is the word used like this?").wait_for()
+    shot(tab, "06-disambiguation")
