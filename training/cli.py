@@ -1,0 +1,181 @@
+"""Command line: `python -m training fit | evaluate | experiment pooling`. Parses flags into the
+library's configs and prints results; user errors end as one line on stderr with exit status 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from .config import FitConfig, Stage
+from .errors import TrainingError
+from .losses import LOSSES
+from .siamese import POOLING_MODES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
+    parser.add_argument("--threads", type=int, help="CPU threads for torch (1 on a busy machine)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    fit = sub.add_parser("fit", help="fine-tune an encoder as a Siamese Sentence-BERT")
+    _add_fit_flags(fit)
+    fit.add_argument("--pooling", default="mean", help=f"one of {', '.join(POOLING_MODES)}")
+    fit.add_argument("--out", required=True, help="output folder (new or empty, or --resume)")
+    fit.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    fit.add_argument("--keep-checkpoints", action="store_true")
+
+    ev = sub.add_parser("evaluate", help="STS Spearman/Pearson or BEIR retrieval scores")
+    ev.add_argument("model", help="bundled name (minilm, e5-multilingual) or model folder")
+    ev.add_argument("--sts", action="append", default=[], help="scored/binary pairs file (repeat)")
+    ev.add_argument("--beir", help="BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    ev.add_argument("--split", default="test", help="qrels split for --beir")
+    ev.add_argument("--prompt", default="query", help="model prompt for STS texts, or 'none'")
+    ev.add_argument("--batch-size", type=int, default=64)
+    ev.add_argument("--json", help="also write the results to this JSON file")
+
+    ex = sub.add_parser("experiment", help="controlled comparisons")
+    ex_sub = ex.add_subparsers(dest="experiment", required=True)
+    pool = ex_sub.add_parser("pooling", help="fine-tune with cls, mean and max pooling, one seed")
+    _add_fit_flags(pool)
+    pool.add_argument("--out", required=True, help="folder for one run per pooling mode")
+    pool.add_argument("--modes", default="cls,mean,max")
+    pool.add_argument("--resume", action="store_true")
+    pool.add_argument("--keep-checkpoints", action="store_true")
+    return parser
+
+
+def _add_fit_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True, help="bundled name or model folder")
+    p.add_argument(
+        "--train",
+        action="append",
+        required=True,
+        help="FILE[,FILE]: one training stage; repeat for stages run in order",
+    )
+    p.add_argument(
+        "--loss", action="append", help=f"one per --train (or one for all): {', '.join(LOSSES)}"
+    )
+    p.add_argument(
+        "--epochs", action="append", type=float, help="one per --train (or one for all); default 1"
+    )
+    p.add_argument("--dev", help="scored/binary pairs: evaluated every --eval-steps, best kept")
+    p.add_argument("--max-length", type=int, default=128, help="max tokens per text")
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--lr", type=float, default=2e-5)
+    p.add_argument("--warmup", type=float, default=0.1, help="warm-up fraction of all steps")
+    p.add_argument("--eval-steps", type=int, default=100)
+    p.add_argument("--logging-steps", type=int, default=10)
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--max-rows", type=int, help="use only the first N rows of each stage")
+    p.add_argument("--prompt", default="query", help="model prompt before every text, or 'none'")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _per_stage(values: list | None, n: int, default, flag: str) -> list:
+    if not values:
+        if default is None:
+            raise TrainingError(f"{flag} is required (one of: {', '.join(LOSSES)})")
+        return [default] * n
+    if len(values) == 1:
+        return values * n
+    if len(values) != n:
+        raise TrainingError(f"give {flag} once, or once per --train ({n}); got {len(values)}")
+    return values
+
+
+def fit_config(args: argparse.Namespace, *, pooling: str = "mean") -> FitConfig:
+    n = len(args.train)
+    losses = _per_stage(args.loss, n, None, "--loss")
+    epochs = _per_stage(args.epochs, n, 1.0, "--epochs")
+    stages = tuple(
+        Stage(tuple(f for f in files.split(",") if f), loss, ep)
+        for files, loss, ep in zip(args.train, losses, epochs, strict=True)
+    )
+    return FitConfig(
+        model=args.model,
+        stages=stages,
+        out=args.out,
+        dev=args.dev,
+        pooling=getattr(args, "pooling", pooling),
+        max_seq_length=args.max_length,
+        batch_size=args.batch_size,
+        learning_rate=args.lr,
+        warmup_ratio=args.warmup,
+        eval_steps=args.eval_steps,
+        logging_steps=args.logging_steps,
+        seed=args.seed,
+        max_rows=args.max_rows,
+        prompt=None if args.prompt == "none" else args.prompt,
+        keep_checkpoints=args.keep_checkpoints,
+        show_progress=not args.no_progress,
+    )
+
+
+def run_fit(args: argparse.Namespace) -> None:
+    from .fit import fit
+
+    result = fit(fit_config(args), resume=args.resume)
+    m = result.metrics
+    print(f"model saved to {result.out} ({m['wall_s']:.0f} s)")
+    if m.get("dev_after"):
+        print(
+            f"dev Spearman x100: {m['dev_before']['spearman']:.2f} before, "
+            f"{m['dev_after']['spearman']:.2f} after"
+        )
+
+
+def run_evaluate(args: argparse.Namespace) -> None:
+    from .evaluate import evaluate_model
+
+    if not args.sts and not args.beir:
+        raise TrainingError("evaluate needs --sts FILE or --beir FOLDER --split NAME")
+    prompt = None if args.prompt == "none" else args.prompt
+    results = evaluate_model(
+        args.model,
+        sts=args.sts,
+        beir=args.beir,
+        split=args.split,
+        prompt=prompt,
+        batch_size=args.batch_size,
+    )
+    for line in results.lines():
+        print(line)
+    if args.json:
+        from pathlib import Path
+
+        Path(args.json).write_text(json.dumps(results.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+def run_experiment(args: argparse.Namespace) -> None:
+    from .experiment import pooling_experiment, pooling_table
+
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    rows = pooling_experiment(fit_config(args), args.out, modes=modes, resume=args.resume)
+    print(pooling_table(rows))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    import datasets
+
+    datasets.disable_progress_bars()  # row-mapping bars would bury the messages that matter
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "sentence_transformers", "datasets", "matplotlib"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    commands = {"fit": run_fit, "evaluate": run_evaluate, "experiment": run_experiment}
+    try:
+        commands[args.command](args)
+    except TrainingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; continue with the same command and --resume", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,117 @@
+"""`evaluate_model`: a bundled or trained encoder, as it is, on STS files and/or a BEIR folder.
+
+STS: Spearman/Pearson x 100 of cosine vs gold (see `sts.py`). BEIR: exact cosine search of the
+queries (model prompt "query") over the corpus (prompt "passage"), top 100, scored with
+`encoder.ir_metrics`, the same code as the indexer's `eval`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import TrainingError
+from .sts import StsResult, evaluate_sts, load_sts
+
+TOP_K = 100
+
+
+@dataclass
+class EvalResults:
+    model: str
+    sts: list[StsResult] = field(default_factory=list)
+    beir: dict | None = None
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.sts:
+            out.append(
+                f"{self.model}  {r.path}  ({r.pairs} {r.kind} pairs): "
+                f"Spearman {r.spearman:.2f}  Pearson {r.pearson:.2f}"
+            )
+        if self.beir:
+            b = self.beir
+            out.append(
+                f"{self.model}  {b['folder']} [{b['split']}] ({b['queries']} queries, "
+                f"{b['documents']} docs): nDCG@10 {b['ndcg@10']:.4f}  "
+                f"Recall@100 {b['recall@100']:.4f}  MRR@10 {b['mrr@10']:.4f}"
+            )
+        return out
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "sts": [r.to_dict() for r in self.sts], "beir": self.beir}
+
+
+def evaluate_model(
+    model: str | Path,
+    *,
+    sts: Sequence[str] = (),
+    beir: str | Path | None = None,
+    split: str = "test",
+    prompt: str | None = "query",
+    batch_size: int = 64,
+) -> EvalResults:
+    """Score `model` (bundled name or folder) on each STS file and on the BEIR folder's `split`."""
+    data = [load_sts(path, role="--sts file") for path in sts]  # fail fast, before the model loads
+    enc = _load(model)
+    results = EvalResults(model=str(model))
+    for d in data:
+        results.sts.append(evaluate_sts(enc.model, d, prompt=prompt, batch_size=batch_size))
+    if beir is not None:
+        results.beir = evaluate_beir(enc, beir, split, batch_size=batch_size)
+    return results
+
+
+def evaluate_beir(enc, folder: str | Path, split: str, *, batch_size: int = 64) -> dict:
+    """nDCG@10, Recall@100, MRR@10 of exact cosine search with `enc` (an `encoder.Encoder`)."""
+    from encoder.ir_metrics import evaluate_run, load_beir
+
+    try:
+        corpus, queries, qrels = load_beir(folder, split)
+    except FileNotFoundError as exc:
+        raise TrainingError(str(exc)) from exc
+    if not queries or not corpus:
+        raise TrainingError(f"{folder}: no judged queries for split {split!r}, or an empty corpus")
+    doc_ids = list(corpus)
+    texts = [f"{d['title']} {d['text']}".strip() or "(empty)" for d in corpus.values()]
+    query_ids = list(queries)
+    docs = enc.encode(texts, batch_size=batch_size, prompt="passage")  # (D, dim), unit rows
+    qs = enc.encode([queries[q] for q in query_ids], batch_size=batch_size, prompt="query")
+    run = search_run(qs, docs, query_ids, doc_ids, k=TOP_K)
+    scores = evaluate_run(run, qrels)
+    return {
+        "folder": str(folder),
+        "split": split,
+        "queries": len(query_ids),
+        "documents": len(doc_ids),
+        **scores,
+    }
+
+
+def search_run(
+    queries: np.ndarray,
+    docs: np.ndarray,
+    query_ids: Sequence[str],
+    doc_ids: Sequence[str],
+    *,
+    k: int = TOP_K,
+) -> dict[str, dict[str, float]]:
+    """Exact inner-product top-k as a run {qid: {docid: score}} (cosine for unit-norm rows)."""
+    k = min(k, len(doc_ids))
+    scores = queries @ docs.T  # (Q, D)
+    top = np.argpartition(-scores, k - 1, axis=1)[:, :k]  # (Q, k), unordered
+    return {
+        qid: {doc_ids[j]: float(scores[i, j]) for j in top[i]} for i, qid in enumerate(query_ids)
+    }
+
+
+def _load(model: str | Path):
+    from encoder import EncoderNotFoundError, load_encoder
+
+    try:
+        return load_encoder(model)
+    except EncoderNotFoundError as exc:
+        raise TrainingError(str(exc)) from exc

@@ -1,0 +1,129 @@
+"""What a finished run leaves beside its model: the loss / dev-score curve and the model card."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+DEV_METRIC = "eval_dev_spearman_cosine"
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def curves(log: list[dict[str, Any]]) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """(run step, training loss) and (run step, dev Spearman x 100); steps count across stages.
+
+    A resumed stage logs some steps twice; the later entry wins.
+    """
+    last_step: dict[int, int] = {}
+    for e in log:
+        last_step[e["stage"]] = max(last_step.get(e["stage"], 0), e["step"])
+    offsets, total = {}, 0
+    for stage in sorted(last_step):
+        offsets[stage] = total
+        total += last_step[stage]
+    loss: dict[int, float] = {}
+    dev: dict[int, float] = {}
+    for e in log:
+        step = offsets[e["stage"]] + e["step"]
+        if "loss" in e:
+            loss[step] = float(e["loss"])
+        if DEV_METRIC in e:
+            dev[step] = 100 * float(e[DEV_METRIC])
+    return sorted(loss.items()), sorted(dev.items())
+
+
+def plot_curve(
+    log: list[dict[str, Any]], path: Path, *, title: str, dev_before: float | None
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    loss, dev = curves(log)
+    if dev_before is not None:
+        dev = [(0, dev_before), *dev]
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    if loss:
+        ax1.plot(*zip(*loss, strict=True), color="tab:blue")
+    ax1.set_ylabel("training loss")
+    ax1.set_title(title)
+    if dev:
+        ax2.plot(*zip(*dev, strict=True), marker="o", color="tab:orange")
+    ax2.set_ylabel("dev Spearman x100")
+    ax2.set_xlabel("optimizer step (all stages)")
+    for ax in (ax1, ax2):
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def model_card(metrics: dict[str, Any], config: dict[str, Any]) -> str:
+    """A short README.md: base model, data, loss, hyper-parameters, dev scores, date."""
+    lines = [
+        f"# Sentence-BERT fine-tuned from `{config['model']}`",
+        "",
+        "A Siamese (shared-weights) sentence encoder trained by BERTScope "
+        "(`python -m training fit`).",
+        'Load it with `encoder.load_encoder("<this folder>")` or '
+        '`SentenceTransformer("<this folder>")`.',
+        "",
+        f"- Date: {metrics['finished_at']}",
+        f"- Base model: `{config['model']}`",
+        f"- Pooling: {config['pooling']}, then L2 normalisation; "
+        f"max length {config['max_seq_length']} tokens",
+        f"- Prompt before every text: {_quoted(metrics.get('prompt_prefix'))}",
+        "",
+        "## Training",
+        "",
+        "| stage | loss | data (valid rows, bad rows skipped) | epochs | steps | wall time |",
+        "|---|---|---|---|---|---|",
+    ]
+    for i, s in enumerate(metrics["stages"]):
+        data = "; ".join(f"`{d['path']}` ({d['rows']}, {len(d['bad_rows'])})" for d in s["data"])
+        lines.append(
+            f"| {i} | {s['loss']} | {data} | {s['epochs']:g} | {s['steps']} | {s['wall_s']:.0f} s |"
+        )
+    lines += [
+        "",
+        f"Hyper-parameters: batch size {config['batch_size']}, learning rate "
+        f"{config['learning_rate']:g}, linear warm-up over {config['warmup_ratio']:.0%} "
+        "of the steps, "
+        f"weight decay {config['weight_decay']:g}, seed {config['seed']}"
+        + (f", first {config['max_rows']} rows per stage" if config.get("max_rows") else "")
+        + ".",
+        "",
+        "## Dev scores (Spearman / Pearson of cosine x 100)",
+        "",
+    ]
+    if metrics.get("dev"):
+        before, after = metrics["dev_before"], metrics["dev_after"]
+        lines += [
+            f"Dev set: `{metrics['dev']['path']}` ({metrics['dev']['rows']} pairs).",
+            "",
+            "| | Spearman | Pearson |",
+            "|---|---|---|",
+            f"| before training | {before['spearman']:.2f} | {before['pearson']:.2f} |",
+            f"| after training (best checkpoint) | {after['spearman']:.2f} "
+            f"| {after['pearson']:.2f} |",
+        ]
+    else:
+        lines.append("No dev set was given: the model is the one after the last step.")
+    lines += [
+        "",
+        f"Total wall time: {metrics['wall_s']:.0f} s. Curve: `curve.png`; "
+        "log: `training_log.jsonl`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _quoted(prefix: str | None) -> str:
+    return f"`{prefix}`" if prefix else "none"

@@ -1,0 +1,75 @@
+"""The Siamese Sentence-BERT: one shared BERT transformer + a freshly built pooling + normalisation.
+
+Both sentences of a pair go through the same weights (sentence-transformers runs each text column
+through the one model). The pooling module is always rebuilt here, never inherited from the source
+folder, so `cls`, `mean` and `max` are compared on the same transformer weights.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sentence_transformers import SentenceTransformer
+from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+
+from .errors import TrainingError
+
+POOLING_MODES = ("mean", "cls", "max")
+
+
+def check_pooling(mode: str) -> str:
+    if mode not in POOLING_MODES:
+        raise TrainingError(f"Invalid pooling mode {mode!r}. Valid: {', '.join(POOLING_MODES)}")
+    return mode
+
+
+def build_siamese(
+    model: str | Path,
+    *,
+    pooling: str = "mean",
+    max_seq_length: int | None = None,
+    normalize: bool = True,
+) -> SentenceTransformer:
+    """A new sentence-transformers model from the transformer of `model` (a bundled name or folder).
+
+    Only the first module (the transformer and its tokenizer) is kept; pooling (and normalisation)
+    are new. The source's prompts (e5's "query: "/"passage: ") carry over.
+    """
+    check_pooling(pooling)
+    source = _load_source(model)
+    transformer = source[0]
+    if not isinstance(transformer, Transformer):
+        raise TrainingError(
+            f"{model}: first module is {type(transformer).__name__}, not a Transformer"
+        )
+    if max_seq_length is not None:
+        if max_seq_length < 8:
+            raise TrainingError(f"max length must be at least 8 tokens, got {max_seq_length}")
+        transformer.max_seq_length = max_seq_length
+    dim = transformer.get_embedding_dimension()
+    modules = [transformer, Pooling(dim, pooling_mode=pooling)]
+    if normalize:
+        modules.append(Normalize())
+    return SentenceTransformer(
+        modules=modules,
+        device="cpu",
+        prompts=dict(source.prompts or {}),
+        similarity_fn_name="cosine",
+    )
+
+
+def pooling_mode(model: SentenceTransformer) -> str:
+    for module in model:
+        if isinstance(module, Pooling):
+            mode = module.pooling_mode
+            return mode if isinstance(mode, str) else "+".join(mode)
+    return "none"
+
+
+def _load_source(model: str | Path) -> SentenceTransformer:
+    from encoder import EncoderNotFoundError, load_encoder
+
+    try:
+        return load_encoder(model).model
+    except EncoderNotFoundError as exc:
+        raise TrainingError(str(exc)) from exc

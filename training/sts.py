@@ -1,0 +1,86 @@
+"""STS evaluation as the papers report it: Spearman (and Pearson) x 100 between the cosine of
+the two sentence embeddings and the gold score; for binary sets the gold is the 0/1 label
+(as C-MTEB does)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sentence_transformers import SentenceTransformer
+from sentence_transformers.sentence_transformer.evaluation import EmbeddingSimilarityEvaluator
+
+from .data import LoadedData, load_pairs
+from .errors import TrainingError
+
+STS_KINDS = ("scored", "binary")
+
+
+@dataclass(frozen=True)
+class StsResult:
+    path: str
+    kind: str
+    pairs: int
+    spearman: float  # x 100
+    pearson: float  # x 100
+    bad_rows: int = 0
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def prompt_prefix(model: SentenceTransformer, prompt: str | None) -> str:
+    """The text the model puts before inputs for `prompt` ("" when it defines none)."""
+    if prompt is None:
+        return ""
+    return (model.prompts or {}).get(prompt, "")
+
+
+def load_sts(path: str | Path, *, role: str = "dev set") -> LoadedData:
+    """A scored or binary pairs file; any other kind stops with one line."""
+    data = load_pairs(path)
+    if data.kind not in STS_KINDS:
+        raise TrainingError(
+            f"{path}: the {role} must hold scored or binary pairs (sentence1, sentence2, score), "
+            f"but it holds {data.kind} data"
+        )
+    return data
+
+
+def sts_evaluator(
+    data: LoadedData,
+    model: SentenceTransformer,
+    *,
+    name: str = "dev",
+    prompt: str | None = "query",
+    batch_size: int = 64,
+) -> EmbeddingSimilarityEvaluator:
+    """sentence-transformers' evaluator over `data`, texts prefixed with the model's `prompt`."""
+    prefix = prompt_prefix(model, prompt)
+    return EmbeddingSimilarityEvaluator(
+        [prefix + s for s in data.dataset["sentence1"]],
+        [prefix + s for s in data.dataset["sentence2"]],
+        list(data.dataset["score"]),
+        batch_size=batch_size,
+        main_similarity="cosine",
+        name=name,
+        write_csv=False,
+    )
+
+
+def evaluate_sts(
+    model: SentenceTransformer,
+    data: LoadedData,
+    *,
+    prompt: str | None = "query",
+    batch_size: int = 64,
+) -> StsResult:
+    scores = sts_evaluator(data, model, name="sts", prompt=prompt, batch_size=batch_size)(model)
+    return StsResult(
+        path=data.path,
+        kind=data.kind,
+        pairs=len(data),
+        spearman=100 * float(scores["sts_spearman_cosine"]),
+        pearson=100 * float(scores["sts_pearson_cosine"]),
+        bad_rows=len(data.bad_rows),
+    )
