@@ -62,15 +62,14 @@ def build_index(
 
     out = Path(out)
     report_progress = progress or (lambda p: None)
-    enc = model if isinstance(model, Encoder) else load_encoder(model)
     chunking = chunking or ChunkingConfig()
-
     report_progress(BuildProgress("read", 0, 1))
-    report, source = _read(corpus, corpus_options)
+    report, source = _read(corpus, corpus_options)  # before the model: bad input fails fast
     if not report.documents:
         raise CorpusError(f"no usable documents in {source} ({len(report.skipped)} rows skipped; "
                           f"first: {report.skipped[0].reason if report.skipped else 'none'})")
     report_progress(BuildProgress("read", 1, 1))
+    enc = model if isinstance(model, Encoder) else load_encoder(model)
     docs = report.documents
     report_progress(BuildProgress("chunk", 0, len(docs)))
     chunks = chunk_documents(enc, docs, chunking)

@@ -99,18 +99,21 @@ class _Bar:
     def __call__(self, p) -> None:
         from tqdm import tqdm
 
+        if p.stage != "encode":  # the other stages are short: no bar
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+            return
         if p.stage != self.stage:
             if self.bar is not None:
                 self.bar.close()
             self.stage = p.stage
-            self.bar = tqdm(total=p.total, desc=p.stage, unit="doc" if p.stage == "encode"
-                            else "step", file=sys.stderr, dynamic_ncols=True)
+            self.bar = tqdm(total=p.total, desc="encode", unit="doc", file=sys.stderr,
+                            dynamic_ncols=True)
         self.bar.n = p.done
         if p.resumed:
             self.bar.set_postfix(resumed=p.resumed)
         self.bar.refresh()
-        if p.stage == "done":
-            self.bar.close()
 
 
 def _report_skipped(skipped, duplicates: int) -> None:
@@ -253,6 +256,13 @@ COMMANDS = {"build": cmd_build, "search": cmd_search, "info": cmd_info, "add": c
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # "Loading weights" bars are noise in a batch tool
+    except ImportError:
+        pass
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     args = _parser().parse_args(argv)
     try:
