@@ -69,8 +69,13 @@ def _add_fit_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-steps", type=int, default=100)
     p.add_argument("--logging-steps", type=int, default=10)
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--max-rows", type=int, help="use only the first N rows of each stage")
+    p.add_argument("--max-rows", type=int, help="train on a seeded random sample of N rows a stage")
     p.add_argument("--prompt", default="query", help="model prompt before every text, or 'none'")
+    p.add_argument(
+        "--freeze-embeddings",
+        action="store_true",
+        help="do not train the word-embedding matrix (cheaper steps for big vocabularies)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

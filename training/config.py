@@ -31,7 +31,10 @@ class FitConfig:
     eval_steps: int = 100
     logging_steps: int = 10
     seed: int = 42
-    max_rows: int | None = None  # use only the first N valid rows of each stage (quick runs)
+    max_rows: int | None = None  # train on a seeded random sample of N rows a stage (quick runs)
+    freeze_embeddings: bool = (
+        False  # keep the word-embedding matrix fixed (e5: 96M of 118M weights)
+    )
     prompt: str | None = "query"  # the model's prompt put before every text (e5: "query: ")
     keep_checkpoints: bool = False
     show_progress: bool = True

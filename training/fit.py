@@ -33,7 +33,7 @@ from .errors import TrainingError
 from .losses import LossSpec, check_loss_data, get_loss
 from .report import DEV_METRIC, model_card, plot_curve, read_log
 from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir, write_json
-from .siamese import build_siamese, check_pooling
+from .siamese import build_siamese, check_pooling, freeze_word_embeddings
 from .sts import evaluate_sts, load_sts, prompt_prefix, sts_evaluator
 
 log = logging.getLogger("bertscope.training")
@@ -108,6 +108,8 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
         model = build_siamese(
             config.model, pooling=config.pooling, max_seq_length=config.max_seq_length
         )
+    if config.freeze_embeddings:
+        freeze_word_embeddings(model)
     prefix = prompt_prefix(model, config.prompt)
     evaluator = sts_evaluator(dev, model, name="dev", prompt=config.prompt) if dev else None
     if dev is not None and "dev_before" not in run:
@@ -250,8 +252,9 @@ def _prepare_stage(stage: Stage, config: FitConfig) -> _PreparedStage:
         loaded.append(data)
         parts.append(spec.prepare(data, config.seed))
     dataset = concatenate_datasets(parts) if len(parts) > 1 else parts[0]
-    if config.max_rows is not None:
-        dataset = dataset.select(range(min(config.max_rows, len(dataset))))
+    if config.max_rows is not None and config.max_rows < len(dataset):
+        # a seeded random sample: files such as STS-B are ordered by source genre
+        dataset = dataset.shuffle(seed=config.seed).select(range(config.max_rows))
     if len(dataset) == 0:
         raise TrainingError(f"{', '.join(stage.train)}: no rows left for loss {spec.name!r}")
     return _PreparedStage(stage, spec, loaded, dataset)

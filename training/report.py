@@ -97,7 +97,7 @@ def model_card(metrics: dict[str, Any], config: dict[str, Any]) -> str:
         f"{config['learning_rate']:g}, linear warm-up over {config['warmup_ratio']:.0%} "
         "of the steps, "
         f"weight decay {config['weight_decay']:g}, seed {config['seed']}"
-        + (f", first {config['max_rows']} rows per stage" if config.get("max_rows") else "")
+        + (f", a random {config['max_rows']} rows per stage" if config.get("max_rows") else "")
         + ".",
         "",
         "## Dev scores (Spearman / Pearson of cosine x 100)",

@@ -16,8 +16,8 @@ def write_jsonl(path: Path, rows: list[dict | str]) -> Path:
 
 
 STS_ROWS = [
-    {"sentence1": "A man is playing a guitar.", "sentence2": "A man plays the guitar.", "score": 4.8},
-    {"sentence1": "A woman is slicing an onion.", "sentence2": "A woman cuts an onion.", "score": 4.2},
+    {"sentence1": "A man is playing a guitar.", "sentence2": "A man plays guitar.", "score": 4.8},
+    {"sentence1": "A woman is slicing an onion.", "sentence2": "A woman cuts onion.", "score": 4.2},
     {"sentence1": "A dog runs in the park.", "sentence2": "A cat sleeps on a sofa.", "score": 0.4},
     {"sentence1": "Kids are playing football.", "sentence2": "Children play soccer.", "score": 3.9},
     {"sentence1": "The stock market fell.", "sentence2": "A girl is riding a horse.", "score": 0.0},
@@ -25,7 +25,7 @@ STS_ROWS = [
 ]
 
 NLI_ROWS = [
-    {"premise": "A man plays guitar.", "hypothesis": "A person makes music.", "label": "entailment"},
+    {"premise": "A man plays guitar.", "hypothesis": "Someone makes music.", "label": "entailment"},
     {"premise": "A man plays guitar.", "hypothesis": "A man is asleep.", "label": "contradiction"},
     {"premise": "A man plays guitar.", "hypothesis": "He is famous.", "label": "neutral"},
     {"premise": "Two dogs run.", "hypothesis": "Animals are moving.", "label": "entailment"},

@@ -28,15 +28,22 @@ def test_each_format_loads_the_same_rows(tmp_path, suffix):
     data = load_pairs(path)
     assert data.kind == "scored"
     assert data.bad_rows == []
-    got = list(zip(data.dataset["sentence1"], data.dataset["sentence2"], data.dataset["score"]))
+    got = list(
+        zip(
+            data.dataset["sentence1"], data.dataset["sentence2"], data.dataset["score"], strict=True
+        )
+    )
     assert got == PAIRS
 
 
 def test_kinds_are_guessed(tmp_path, jsonl, sts_file, nli_file):
-    binary = jsonl(tmp_path / "b.jsonl", [
-        {"sentence1": "花呗怎么还款", "sentence2": "花呗如何还钱", "score": 1},
-        {"sentence1": "借呗额度", "sentence2": "今天天气", "score": 0},
-    ])
+    binary = jsonl(
+        tmp_path / "b.jsonl",
+        [
+            {"sentence1": "花呗怎么还款", "sentence2": "花呗如何还钱", "score": 1},
+            {"sentence1": "借呗额度", "sentence2": "今天天气", "score": 0},
+        ],
+    )
     assert load_pairs(sts_file).kind == "scored"
     assert load_pairs(binary).kind == "binary"
     nli = load_pairs(nli_file)
@@ -54,19 +61,22 @@ def test_column_aliases_are_accepted(tmp_path):
 
 def test_bad_pair_rows_are_reported_with_their_line(tmp_path, jsonl):
     good = {"sentence1": "ok one", "sentence2": "ok two", "score": 3.0}
-    path = jsonl(tmp_path / "bad.jsonl", [
-        good,                                                             # line 1
-        {"sentence2": "no first sentence", "score": 1.0},                 # 2 missing field
-        {"sentence1": "  ", "sentence2": "blank first", "score": 1.0},    # 3 empty text
-        {"sentence1": "a", "sentence2": "b", "score": "high"},            # 4 not a number
-        {"sentence1": "a", "sentence2": "b", "score": 7.5},               # 5 out of range
-        {"sentence1": "a", "sentence2": "b"},                             # 6 missing score
-        '{"sentence1": "broken',                                         # 7 invalid JSON
-        "[1, 2]",                                                        # 8 not an object
-        {"sentence1": "a", "sentence2": 12, "score": 1.0},                # 9 not text
-        {"sentence1": "a", "sentence2": "b", "score": float("nan")},      # 10 NaN
-        good,                                                             # 11
-    ])
+    path = jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            good,  # line 1
+            {"sentence2": "no first sentence", "score": 1.0},  # 2 missing field
+            {"sentence1": "  ", "sentence2": "blank first", "score": 1.0},  # 3 empty text
+            {"sentence1": "a", "sentence2": "b", "score": "high"},  # 4 not a number
+            {"sentence1": "a", "sentence2": "b", "score": 7.5},  # 5 out of range
+            {"sentence1": "a", "sentence2": "b"},  # 6 missing score
+            '{"sentence1": "broken',  # 7 invalid JSON
+            "[1, 2]",  # 8 not an object
+            {"sentence1": "a", "sentence2": 12, "score": 1.0},  # 9 not text
+            {"sentence1": "a", "sentence2": "b", "score": float("nan")},  # 10 NaN
+            good,  # 11
+        ],
+    )
     data = load_pairs(path)
     assert len(data) == 2
     reasons = {b.row: b.reason for b in data.bad_rows}
@@ -93,25 +103,31 @@ def test_bad_csv_rows_are_reported_too(tmp_path):
 
 
 def test_binary_rows_must_be_zero_or_one(tmp_path, jsonl):
-    path = jsonl(tmp_path / "b.jsonl", [
-        {"sentence1": "a", "sentence2": "b", "score": 1},
-        {"sentence1": "a", "sentence2": "c", "score": 0},
-        {"sentence1": "a", "sentence2": "d", "score": 0.5},
-    ])
+    path = jsonl(
+        tmp_path / "b.jsonl",
+        [
+            {"sentence1": "a", "sentence2": "b", "score": 1},
+            {"sentence1": "a", "sentence2": "c", "score": 0},
+            {"sentence1": "a", "sentence2": "d", "score": 0.5},
+        ],
+    )
     data = load_pairs(path, kind="binary")
     assert len(data) == 2
     assert data.bad_rows == [BadRow(3, "score 0.5 is not 0 or 1")]
 
 
 def test_bad_nli_rows_are_reported(tmp_path, jsonl):
-    path = jsonl(tmp_path / "n.jsonl", [
-        {"premise": "p", "hypothesis": "h", "label": "entailment"},
-        {"premise": "p", "hypothesis": "h", "label": "maybe"},
-        {"premise": "p", "hypothesis": "h", "label": -1},  # SNLI: no gold label
-        {"premise": "", "hypothesis": "h", "label": "neutral"},
-        {"premise": "p", "hypothesis": "h"},
-        {"premise": "p", "hypothesis": "h2", "label": 2},  # SNLI id for contradiction
-    ])
+    path = jsonl(
+        tmp_path / "n.jsonl",
+        [
+            {"premise": "p", "hypothesis": "h", "label": "entailment"},
+            {"premise": "p", "hypothesis": "h", "label": "maybe"},
+            {"premise": "p", "hypothesis": "h", "label": -1},  # SNLI: no gold label
+            {"premise": "", "hypothesis": "h", "label": "neutral"},
+            {"premise": "p", "hypothesis": "h"},
+            {"premise": "p", "hypothesis": "h2", "label": 2},  # SNLI id for contradiction
+        ],
+    )
     data = load_pairs(path)
     assert data.dataset["label"] == ["entailment", "contradiction"]
     reasons = [b.reason for b in data.bad_rows]

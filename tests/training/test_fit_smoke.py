@@ -27,9 +27,15 @@ def smoke(stsb64, tmp_path_factory):
     data = load_pairs(stsb64)
     loss_before = _mse_to_gold(before, data)
     config = FitConfig(
-        model="minilm", stages=(Stage((str(stsb64),), "cosine", 1.0),),
-        out=str(tmp_path_factory.mktemp("smoke") / "run"), dev=str(stsb64),
-        batch_size=16, learning_rate=5e-5, eval_steps=1000, logging_steps=1, max_seq_length=64,
+        model="minilm",
+        stages=(Stage((str(stsb64),), "cosine", 1.0),),
+        out=str(tmp_path_factory.mktemp("smoke") / "run"),
+        dev=str(stsb64),
+        batch_size=16,
+        learning_rate=5e-5,
+        eval_steps=1000,
+        logging_steps=1,
+        max_seq_length=64,
         show_progress=False,
     )
     result = fit(config)

@@ -14,19 +14,27 @@ def test_triplets_pair_entailment_with_the_same_premises_contradiction(nli_file)
     assert triplets.column_names == ["anchor", "positive", "negative"]
     # "A child reads." has no contradiction: no triplet; neutral hypotheses are never used.
     assert triplets.to_list() == [
-        {"anchor": "A man plays guitar.", "positive": "A person makes music.",
-         "negative": "A man is asleep."},
-        {"anchor": "Two dogs run.", "positive": "Animals are moving.",
-         "negative": "The dogs sit still."},
+        {
+            "anchor": "A man plays guitar.",
+            "positive": "Someone makes music.",
+            "negative": "A man is asleep.",
+        },
+        {
+            "anchor": "Two dogs run.",
+            "positive": "Animals are moving.",
+            "negative": "The dogs sit still.",
+        },
     ]
 
 
 def test_several_contradictions_are_sampled_with_the_seed():
-    nli = Dataset.from_dict({
-        "premise": ["p"] * 5,
-        "hypothesis": ["e1", "e2", "c1", "c2", "c3"],
-        "label": ["entailment"] * 2 + ["contradiction"] * 3,
-    })
+    nli = Dataset.from_dict(
+        {
+            "premise": ["p"] * 5,
+            "hypothesis": ["e1", "e2", "c1", "c2", "c3"],
+            "label": ["entailment"] * 2 + ["contradiction"] * 3,
+        }
+    )
     first = nli_triplets(nli, seed=1)
     assert first["positive"] == ["e1", "e2"]
     assert set(first["negative"]) <= {"c1", "c2", "c3"}

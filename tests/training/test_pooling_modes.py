@@ -12,10 +12,12 @@ from training import TrainingError, build_siamese, pooling_mode
 def tokens():
     # Two sentences, T=3 tokens, dim 2; the second has one padding position holding huge values
     # that a correct pooling must ignore.
-    emb = torch.tensor([
-        [[1.0, 2.0], [3.0, -4.0], [5.0, 0.0]],
-        [[-1.0, 1.0], [2.0, 3.0], [100.0, 100.0]],
-    ])  # (B=2, T=3, D=2)
+    emb = torch.tensor(
+        [
+            [[1.0, 2.0], [3.0, -4.0], [5.0, 0.0]],
+            [[-1.0, 1.0], [2.0, 3.0], [100.0, 100.0]],
+        ]
+    )  # (B=2, T=3, D=2)
     mask = torch.tensor([[1, 1, 1], [1, 1, 0]])  # (B, T)
     return emb, mask
 

@@ -1,4 +1,4 @@
-"""An interrupted run continues from its last checkpoint and ends where an uninterrupted one does."""
+"""An interrupted run continues from its last checkpoint and ends where an unbroken one does."""
 
 from __future__ import annotations
 
@@ -26,8 +26,14 @@ class StopAfter(TrainerCallback):
 def _config(model, train, out) -> FitConfig:
     # 6 rows, batch 2 -> 3 steps an epoch, 2 epochs = 6 steps; a checkpoint every 2 steps.
     return FitConfig(
-        model=str(model), stages=(Stage((str(train),), "cosine", 2.0),), out=str(out),
-        batch_size=2, learning_rate=1e-3, eval_steps=2, logging_steps=1, max_seq_length=32,
+        model=str(model),
+        stages=(Stage((str(train),), "cosine", 2.0),),
+        out=str(out),
+        batch_size=2,
+        learning_rate=1e-3,
+        eval_steps=2,
+        logging_steps=1,
+        max_seq_length=32,
         show_progress=False,
     )
 
