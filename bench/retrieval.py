@@ -1,0 +1,117 @@
+"""Retrieval quality on BEIR SciFact (shared train queries): BM25, dense and hybrid, one table.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/retrieval.py [--models minilm,e5-multilingual]
+
+Indexes are built once (resumable) under $BERTSCOPE_HOME/bench/ (default ~/.cache/bertscope),
+then searched with the library; scores come from encoder.ir_metrics (BEIR / pytrec_eval
+definitions). Writes bench/results/retrieval.md and .json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from encoder.ir_metrics import evaluate_run, load_beir  # noqa: E402
+from encoder.paths import bertscope_home  # noqa: E402
+from indexer import Document, SemanticIndex, build_index  # noqa: E402
+
+ANCHORS = "Published test-split anchors (BEIR): BM25 0.665, all-MiniLM-L6-v2 0.674, " \
+          "BM25 + cross-encoder 0.688."
+
+
+def get_index(model: str, corpus: dict, home: Path) -> tuple[SemanticIndex, float]:
+    out = home / f"scifact-{model}"
+    if (out / "manifest.json").exists():
+        return SemanticIndex.open(out), 0.0
+    docs = [Document(i, d["text"] or d["title"], d["title"]) for i, d in corpus.items()]
+    start = time.perf_counter()
+    last = [0.0]
+
+    def progress(p):
+        if p.stage == "encode" and time.perf_counter() - last[0] > 30:
+            last[0] = time.perf_counter()
+            print(f"  {model}: {p.done}/{p.total} docs, {p.rate:.1f} docs/s", flush=True)
+
+    index = build_index(docs, out, model=model, preset="flat", progress=progress)
+    return index, time.perf_counter() - start
+
+
+def run_of(index: SemanticIndex, qids: list[str], texts: list[str], mode: str):
+    start = time.perf_counter()
+    results = index.search(texts, k=100, mode=mode)
+    seconds = time.perf_counter() - start
+    return {q: {h.doc_id: h.score for h in hits} for q, hits in zip(qids, results, strict=True)}, \
+        seconds
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" /
+                                                    "data"))
+    p.add_argument("--split", default="train")
+    p.add_argument("--models", default="minilm,e5-multilingual")
+    p.add_argument("--out", default=REPO / "bench" / "results")
+    args = p.parse_args()
+
+    corpus, queries, qrels = load_beir(Path(args.data) / "scifact", args.split)
+    qids = list(queries)
+    texts = [queries[q] for q in qids]
+    home = bertscope_home() / "bench"
+    rows, notes = [], []
+    lexical_done = False
+    for model in args.models.split(","):
+        try:
+            index, build_s = get_index(model, corpus, home)
+        except Exception as exc:  # a model that cannot load here is reported, not fatal
+            notes.append(f"{model}: not measured ({type(exc).__name__}: {exc})")
+            print(notes[-1], flush=True)
+            continue
+        st = index.stats()
+        modes = ["dense", "hybrid"] if lexical_done else ["lexical", "dense", "hybrid"]
+        for mode in modes:
+            run, seconds = run_of(index, qids, texts, mode)
+            scores = evaluate_run(run, qrels)
+            name = {"lexical": "BM25 (bm25s, stemmed)", "dense": f"dense {model}",
+                    "hybrid": f"hybrid RRF(BM25, {model})"}[mode]
+            rows.append({"system": name, "mode": mode, "model": model, **scores,
+                         "search_s": round(seconds, 2), "chunks": st.chunks,
+                         "build_s": round(build_s, 1)})
+            print(json.dumps(rows[-1]), flush=True)
+        lexical_done = True
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"dataset": "BEIR SciFact", "split": args.split, "queries": len(qids),
+            "documents": len(corpus), "k": 100, "chunking": "model max_length windows, overlap 32,"
+            " title prepended; a document scores by its best chunk",
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    (out / "retrieval.json").write_text(json.dumps({"meta": meta, "rows": rows, "notes": notes},
+                                                   indent=2))
+    lines = [f"# Retrieval quality: SciFact `{args.split}` ({len(qids)} queries, "
+             f"{len(corpus)} documents)", "",
+             "`HF_HUB_OFFLINE=1 .venv/bin/python bench/retrieval.py`", "",
+             "| system | nDCG@10 | Recall@100 | MRR@10 | search s (all queries) |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {r['system']} | {r['ndcg@10']:.4f} | {r['recall@100']:.4f} | "
+              f"{r['mrr@10']:.4f} | {r['search_s']} |" for r in rows]
+    lines += ["", ANCHORS + " Those are on the test split; these figures are on "
+              f"`{args.split}`, so they orient rather than compare.", ""]
+    lines += [f"- {n}" for n in notes]
+    lines += [f"- {k}: {v}" for k, v in meta.items()]
+    (out / "retrieval.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""Search speed and accuracy per FAISS preset, beside exact search and hnswlib, on real `minilm`
+chunk embeddings (20 Newsgroups, SciFact, THUCNews titles) and sets grown from them.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/search.py [--sizes real,100000,1000000]
+
+Vectors are made once with the library's own build (resumable) into indexes under
+$BERTSCOPE_HOME/bench/ (default ~/.cache/bertscope) and read back from there. A grown set of N
+vectors is the real vectors repeated with small Gaussian noise (sigma 0.02 per dimension, then
+re-normalised). Queries are other real vectors with their own noise, held out of the base set.
+For each preset: build seconds, bytes per vector (the saved FAISS file), recall@10 against exact
+search at default knobs, and single-thread queries/second at the cheapest swept knob setting
+reaching recall@10 >= 0.95 (or the best recall reached). Results are appended to
+bench/results/search.json as each size finishes and the table is rewritten to search.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from encoder.paths import bertscope_home  # noqa: E402
+from indexer import Document, SemanticIndex, build_index, read_corpus  # noqa: E402
+from indexer.presets import (  # noqa: E402
+    _find,
+    check_knobs,
+    create,
+    search_params,
+    spec_for,
+    train_and_add,
+)
+
+K = 10
+TARGET = 0.95
+SWEEPS = {"hnsw": ("efSearch", [16, 32, 64, 128, 256, 512, 1024]),
+          "ivf": ("nprobe", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]),
+          "ivfpq": ("nprobe", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])}
+
+
+# -- real vectors ------------------------------------------------------------------------------
+def newsgroups_docs(data: Path, limit: int | None) -> list[Document]:
+    docs = []
+    with tarfile.open(data / "20newsgroups" / "20news-bydate.tar.gz") as tar:
+        for member in tar:
+            if not member.isfile():
+                continue
+            raw = tar.extractfile(member).read().decode("latin-1")
+            head, _, body = raw.partition("\n\n")
+            subject = next((h[8:].strip() for h in head.splitlines()
+                            if h.lower().startswith("subject:")), "")
+            if body.strip():
+                group = member.name.split("/")[1]
+                docs.append(Document(member.name, body.strip(), subject, {"group": group}))
+            if limit and len(docs) >= limit:
+                break
+    return docs
+
+
+def corpus_docs(name: str, data: Path, limit: int | None) -> list[Document]:
+    if name == "20newsgroups":
+        return newsgroups_docs(data, limit)
+    path = {"scifact": data / "scifact" / "corpus.jsonl",
+            "thucnews": data / "thucnews-titles" / "corpus.jsonl"}[name]
+    docs = read_corpus(path).documents
+    return docs[:limit] if limit else docs
+
+
+def real_vectors(name: str, data: Path, limit: int | None, home: Path) -> np.ndarray:
+    """minilm vectors of every chunk of a corpus, via a (cached, resumable) flat index."""
+    out = home / (f"{name}-minilm" if name != "scifact" or limit else "scifact-minilm")
+    if limit and name != "scifact":
+        out = home / f"{name}-minilm-{limit}"
+    if not (out / "manifest.json").exists():
+        docs = corpus_docs(name, data, limit)
+        start, last = time.perf_counter(), [0.0]
+
+        def progress(p):
+            if p.stage == "encode" and time.perf_counter() - last[0] > 60:
+                last[0] = time.perf_counter()
+                print(f"  {name}: {p.done}/{p.total} docs, {p.rate:.1f} docs/s, "
+                      f"resumed {p.resumed}", flush=True)
+
+        build_index(docs, out, model="minilm", preset="flat", progress=progress)
+        print(f"  {name}: encoded in {time.perf_counter() - start:.0f}s", flush=True)
+    index = SemanticIndex.open(out, verify=False)
+    flat = faiss.downcast_index(faiss.downcast_index(index.vectors).index)
+    return faiss.vector_to_array(flat.codes).view(np.float32).reshape(flat.ntotal, flat.d).copy()
+
+
+# -- measuring ---------------------------------------------------------------------------------
+def grow(real: np.ndarray, n: int, rng: np.random.Generator, sigma: float = 0.02) -> np.ndarray:
+    if n <= len(real):
+        return real[:n]
+    picks = rng.integers(0, len(real), n - len(real))
+    extra = real[picks] + rng.normal(0, sigma, (len(picks), real.shape[1])).astype(np.float32)
+    faiss.normalize_L2(extra)
+    return np.vstack([real, extra])
+
+
+def qps(fn, queries: np.ndarray) -> tuple[float, np.ndarray]:
+    """Single-thread queries/second of `fn` over `queries` (one query per call)."""
+    fn(queries[:5])
+    start = time.perf_counter()
+    found = np.vstack([fn(queries[i : i + 1]) for i in range(len(queries))])
+    return len(queries) / (time.perf_counter() - start), found
+
+
+def recall(found: np.ndarray, truth: np.ndarray) -> float:
+    return float(np.mean([len(set(f) & set(t) - {-1}) / K
+                          for f, t in zip(found, truth, strict=True)]))
+
+
+def file_bytes(index) -> int:
+    with tempfile.NamedTemporaryFile(dir=bertscope_home()) as tmp:
+        faiss.write_index(index, tmp.name)
+        return os.path.getsize(tmp.name)
+
+
+def measure_preset(preset: str, base: np.ndarray, queries: np.ndarray, truth: np.ndarray,
+                   threads: int) -> dict:
+    n, dim = base.shape
+    spec = spec_for(preset, n, dim)
+    faiss.omp_set_num_threads(threads)
+    start = time.perf_counter()
+    index = create(spec, dim)
+    train_and_add(index, base, np.arange(n, dtype=np.int64))
+    build_s = time.perf_counter() - start
+    faiss.omp_set_num_threads(1)
+    size = file_bytes(index)
+
+    def run(knobs):
+        params = search_params(spec, check_knobs(spec, knobs), None, index)
+        return qps(lambda q: index.search(q, K, params=params)[1], queries)
+
+    speed, found = run({})
+    row = {"preset": preset, "spec": spec.factory, "build_s": round(build_s, 1),
+           "bytes_per_vector": round(size / n, 1), "recall@10_default": round(recall(found,
+                                                                                     truth), 4),
+           "default_knobs": spec.knobs, "qps_default": round(speed, 1)}
+    ivf = _find(index, faiss.IndexIVF)
+    row.update(sweep(preset, spec, run, truth, speed, row["recall@10_default"],
+                     ivf.nlist if ivf is not None else 0))
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def sweep(preset, spec, run, truth, speed, rec, nlist) -> dict:
+    """The cheapest swept knob reaching TARGET recall: its QPS (or the best recall reached)."""
+    if preset not in SWEEPS:
+        return {"qps_at_0.95": round(speed, 1) if rec >= TARGET else None,
+                "knob_at_0.95": "-" if rec >= TARGET else None, "best_recall": rec}
+    name, values = SWEEPS[preset]
+    best = (rec, speed, spec.knobs)
+    for value in values:
+        if name == "nprobe" and value > nlist:
+            break
+        speed_v, found = run({name: value})
+        rec_v = recall(found, truth)
+        if rec_v > best[0]:
+            best = (rec_v, speed_v, {name: value})
+        if rec_v >= TARGET:
+            return {"qps_at_0.95": round(speed_v, 1), "knob_at_0.95": f"{name}={value}",
+                    "best_recall": round(rec_v, 4)}
+    return {"qps_at_0.95": None, "knob_at_0.95": None, "best_recall": round(best[0], 4),
+            "qps_at_best": round(best[1], 1), "knob_at_best": best[2]}
+
+
+def measure_hnswlib(base: np.ndarray, queries: np.ndarray, truth: np.ndarray,
+                    threads: int) -> dict:
+    import hnswlib
+
+    n, dim = base.shape
+    start = time.perf_counter()
+    index = hnswlib.Index(space="ip", dim=dim)
+    index.init_index(max_elements=n, M=32, ef_construction=80, random_seed=0)
+    index.set_num_threads(threads)
+    index.add_items(base, np.arange(n))
+    build_s = time.perf_counter() - start
+    index.set_num_threads(1)
+    row = {"preset": "hnswlib (M=32, efC=80)", "spec": "hnswlib.Index(space='ip')",
+           "build_s": round(build_s, 1),
+           "bytes_per_vector": round(index.index_file_size() / n, 1)}
+    best = None
+    for ef in SWEEPS["hnsw"][1]:
+        index.set_ef(max(ef, K))
+        speed, found = qps(lambda q: index.knn_query(q, k=K)[0].astype(np.int64), queries)
+        rec = recall(found, truth)
+        if ef == 128:
+            row.update({"recall@10_default": round(rec, 4), "default_knobs": {"ef": 128},
+                        "qps_default": round(speed, 1)})
+        if best is None or rec > best[0]:
+            best = (rec, speed, ef)
+        if rec >= TARGET and "qps_at_0.95" not in row:
+            row.update({"qps_at_0.95": round(speed, 1), "knob_at_0.95": f"ef={ef}",
+                        "best_recall": round(rec, 4)})
+        if "qps_at_0.95" in row and ef >= 128:
+            break
+    row.setdefault("qps_at_0.95", None)
+    row.setdefault("best_recall", round(best[0], 4))
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def measure_size(label: str, base: np.ndarray, queries: np.ndarray, presets: list[str],
+                 threads: int) -> dict:
+    n = len(base)
+    print(f"== {label}: {n} vectors, {len(queries)} queries", flush=True)
+    exact = faiss.IndexFlatIP(base.shape[1])
+    exact.add(base)
+    faiss.omp_set_num_threads(threads)
+    _, truth = exact.search(queries, K)
+    faiss.omp_set_num_threads(1)
+    speed, _ = qps(lambda q: exact.search(q, K)[1], queries)
+    rows = [{"preset": "exact (IndexFlatIP)", "spec": "Flat", "build_s": 0.0,
+             "bytes_per_vector": base.shape[1] * 4, "recall@10_default": 1.0,
+             "qps_default": round(speed, 1), "qps_at_0.95": round(speed, 1),
+             "knob_at_0.95": "-", "best_recall": 1.0}]
+    print(json.dumps(rows[0]), flush=True)
+    for preset in presets:
+        if preset == "hnswlib":
+            rows.append(measure_hnswlib(base, queries, truth, threads))
+        else:
+            rows.append(measure_preset(preset, base, queries, truth, threads))
+    return {"label": label, "vectors": n, "queries": len(queries), "rows": rows}
+
+
+# -- report ------------------------------------------------------------------------------------
+def write_report(out: Path, results: dict) -> None:
+    (out / "search.json").write_text(json.dumps(results, indent=2))
+    lines = ["# Search speed per preset (real minilm chunk vectors)", "",
+             "`HF_HUB_OFFLINE=1 .venv/bin/python bench/search.py`", ""]
+    lines += [f"- {k}: {v}" for k, v in results["meta"].items()]
+    for size in results["sizes"]:
+        lines += ["", f"## {size['label']}: {size['vectors']:,} vectors, "
+                  f"{size['queries']} queries", "",
+                  "| index | build s | bytes/vector | recall@10 (default knobs) | QPS default "
+                  "(1 thread) | QPS at recall@10 ≥ 0.95 (1 thread) | knob | best recall |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in size["rows"]:
+            qps95 = r.get("qps_at_0.95")
+            lines.append(
+                f"| {r['preset']} | {r['build_s']} | {r['bytes_per_vector']} | "
+                f"{r.get('recall@10_default', '-')} | {r.get('qps_default', '-')} | "
+                f"{qps95 if qps95 is not None else 'not reached'} | "
+                f"{r.get('knob_at_0.95') or r.get('knob_at_best', '-')} | "
+                f"{r.get('best_recall', '-')} |")
+    if results.get("not_measured"):
+        lines += ["", "Not measured: " + "; ".join(results["not_measured"])]
+    (out / "search.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA",
+                                                    REPO.parent / "shared" / "data"))
+    p.add_argument("--corpora", default="thucnews,scifact,20newsgroups")
+    p.add_argument("--limit", type=int, default=None, help="documents per corpus (time cap)")
+    p.add_argument("--sizes", default="real,100000,1000000", help="'real' and/or vector counts")
+    p.add_argument("--presets", default="flat,hnsw,ivf,ivfpq,sq8,hnswlib")
+    p.add_argument("--queries", type=int, default=300)
+    p.add_argument("--threads", type=int, default=2, help="threads for building (queries: 1)")
+    p.add_argument("--out", default=REPO / "bench" / "results")
+    args = p.parse_args()
+
+    home = bertscope_home() / "bench"
+    parts, used = [], []
+    for name in args.corpora.split(","):
+        vecs = real_vectors(name, Path(args.data), args.limit, home)
+        parts.append(vecs)
+        used.append(f"{name}: {len(vecs)} chunks" + (f" (first {args.limit} docs)"
+                                                    if args.limit else ""))
+        print(used[-1], flush=True)
+    real = np.vstack(parts)
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(real))
+    held = real[order[: args.queries]].copy()
+    queries = held + rng.normal(0, 0.02, held.shape).astype(np.float32)
+    faiss.normalize_L2(queries)
+    real = real[order[args.queries :]]
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {"meta": {"vectors from": ", ".join(used), "model": "minilm (dim 384)",
+                        "queries": f"{args.queries} held-out real chunk vectors + N(0, 0.02) "
+                        "noise", "grown sets": "real vectors + N(0, 0.02) noise, renormalised",
+                        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs shared with "
+                        f"other jobs; build with {args.threads} threads, queries 1 thread",
+                        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+               "sizes": [], "not_measured": []}
+    presets = args.presets.split(",")
+    for size in args.sizes.split(","):
+        n = len(real) if size == "real" else int(size)
+        label = "all real chunks" if size == "real" else f"grown to {n:,}"
+        base = grow(real, n, np.random.default_rng(1))
+        results["sizes"].append(measure_size(label, base, queries, presets, args.threads))
+        write_report(out, results)
+    print((out / "search.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
