@@ -7,7 +7,7 @@ from appkit.discovery import find_indexes, find_trained_models, label
 from appkit.resources import get_encoder
 from appkit.startup import load_libraries
 
-st.set_page_config(page_title="BERTScope", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="BERTScope", page_icon=":material/search:", layout="wide")
 st.title("BERTScope — semantic search you can look inside")
 st.markdown(
     "A BERT encoder, fine-tuned as a Siamese Sentence-BERT, indexes a corpus; this app runs "
@@ -17,16 +17,16 @@ config = AppConfig.from_env()
 
 left, right = st.columns(2)
 with left:
-    st.page_link("pages/1_Search.py", label="Search", icon="🔎")
+    st.page_link("pages/1_Search.py", label="Search", icon=":material/search:")
     st.caption("Query an index: dense, lexical (BM25) or hybrid, with metadata filters.")
-    st.page_link("pages/2_Attention.py", label="Attention", icon="🧭")
+    st.page_link("pages/2_Attention.py", label="Attention", icon=":material/grid_on:")
     st.caption("Every layer and head, a head view, [CLS], BERT's mask vs GPT's causal mask.")
-    st.page_link("pages/3_Disambiguation.py", label="Disambiguation", icon="🍎")
+    st.page_link("pages/3_Disambiguation.py", label="Disambiguation", icon=":material/call_split:")
     st.caption("苹果好吃 vs 苹果发布会: one word's vectors split by sense, layer by layer.")
 with right:
-    st.page_link("pages/4_Index.py", label="Index", icon="🗂️")
+    st.page_link("pages/4_Index.py", label="Index", icon=":material/database:")
     st.caption("Index statistics; build a new index from a file.")
-    st.page_link("pages/5_Models.py", label="Models", icon="🧠")
+    st.page_link("pages/5_Models.py", label="Models", icon=":material/model_training:")
     st.caption("Bundled and trained encoders, training metrics and curves.")
 
 indexes = find_indexes(config.index_root)

@@ -58,8 +58,8 @@ def attention_grid(
                 ),
                 row=i + 1, col=j + 1,
             )
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False, autorange="reversed")
+    fig.update_xaxes(showticklabels=False, ticks="")
+    fig.update_yaxes(showticklabels=False, ticks="", autorange="reversed")
     fig.update_layout(
         title=title, height=max(300, 70 * layers + 80), coloraxis={"colorscale": COLORSCALE},
         margin={"l": 10, "r": 30, "t": 60, "b": 10},

@@ -14,6 +14,7 @@ from charts.attention import attention_grid, attention_heatmap, cls_by_layer, he
 from charts.masks import mask_figure, right_context_figure, right_context_share
 
 GRID_MAX_TOKENS = 96  # the layer x head grid becomes unreadable (and slow) beyond this
+VIEWS = ("Layer × head grid", "One head", "Head view", "[CLS] by layer", "BERT vs GPT mask")
 
 st.set_page_config(page_title="Attention · BERTScope", layout="wide")
 st.title("Attention, layer by layer")
@@ -43,6 +44,12 @@ if ins.truncated:
     st.warning(f"The input is longer than {encoder.max_length} tokens and was truncated; "
                f"the figures show its first {len(ins.tokens)} tokens.")
 
+unknown = encoder.tokenizer.unk_token
+real = [t for t, special in zip(ins.tokens, ins.special_mask, strict=True) if not special]
+if real and sum(t == unknown for t in real) / len(real) > 0.25:
+    st.warning(f"{sum(t == unknown for t in real)} of {len(real)} tokens are {unknown}: "
+               f"{encoder.name} does not know this script. For Chinese, pick e5-multilingual.")
+
 attn = merge_subwords(ins.attentions, ins.word_groups) if merge else ins.attentions
 labels = ins.words if merge else ins.tokens
 layers, heads = attn.shape[:2]
@@ -60,23 +67,23 @@ head = None if head_choice.startswith("mean") else int(head_choice.split()[1]) -
 matrix = attn[layer - 1].mean(axis=0) if head is None else attn[layer - 1, head]
 where = f"layer {layer}, {head_choice}"
 
-grid, single, view, cls, masks = st.tabs(
-    ["Layer × head grid", "One head", "Head view", "[CLS] by layer", "BERT vs GPT mask"])
-with grid:
+# One view at a time: a plotly figure drawn inside a hidden tab gets squashed on re-runs.
+view = st.radio("View", VIEWS, horizontal=True, key="attn-view")
+if view == "Layer × head grid":
     if len(labels) > GRID_MAX_TOKENS:
         st.info(f"The grid is drawn for up to {GRID_MAX_TOKENS} tokens; this input has "
-                f"{len(labels)}. The other tabs show it in full.")
+                f"{len(labels)}. The other views show it in full.")
     else:
         st.plotly_chart(attention_grid(attn), key="grid")
-with single:
+elif view == "One head":
     st.plotly_chart(attention_heatmap(matrix, labels, f"Attention, {where}"), key="single")
-with view:
+elif view == "Head view":
     threshold = st.slider("Hide weights below", 0.0, 0.5, 0.05, 0.01, key="attn-threshold")
     st.plotly_chart(head_view(matrix, labels, f"Head view, {where}", min_weight=threshold),
                     key="headview")
-with cls:
+elif view == "[CLS] by layer":
     st.plotly_chart(cls_by_layer(attn, labels), key="cls")
-with masks:
+else:
     st.markdown("BERT's encoder lets every token see every other token; GPT's decoder hides "
                 "the tokens to the right. The bars show how much this encoder actually looks "
                 "right — attention a causal mask would forbid.")

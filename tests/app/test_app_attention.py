@@ -12,25 +12,31 @@ def by_title(at, start: str) -> dict:
     return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith(start))
 
 
+def view(at, name: str):
+    at.radio(key="attn-view").set_value(name).run()
+    assert_clean(at)
+    return at
+
+
 def enlarged(at) -> dict:
-    return by_title(at, "Attention, layer")
+    return by_title(view(at, "One head"), "Attention, layer")
 
 
 def grid(at) -> dict:
-    return by_title(at, "Attention, every")
+    return by_title(view(at, "Layer × head grid"), "Attention, every")
 
 
 def test_default_english_example_draws_every_chart(page):
     at = page("attention")
     assert_clean(at)
-    names = titles(at)
-    assert any(t.startswith("Attention, every layer") for t in names)  # the grid
-    assert any(t.startswith("Head view") for t in names)
-    assert any("layer by layer" in t for t in names)  # [CLS]
-    assert any("causal mask" in t for t in names)
+    assert titles(at) == ["Attention, every layer and head"]  # the default view
     assert len(grid(at)["data"]) == 6 * 12  # minilm: 6 layers x 12 heads
     labels = enlarged(at)["layout"]["xaxis"]["ticktext"]
     assert labels[0] == "[CLS]" and labels[-1] == "[SEP]" and "bank" in labels
+    assert titles(view(at, "Head view")) == ["Head view, layer 6, mean of all heads"]
+    assert titles(view(at, "[CLS] by layer"))[0].startswith("What [CLS] attends to")
+    masks = view(at, "BERT vs GPT mask")
+    assert len(figures(masks)) == 2 and "causal mask" in titles(masks)[1]
 
 
 def test_merge_toggle_turns_subwords_into_words(page):
@@ -57,8 +63,9 @@ def test_chinese_with_minilm_merges_apple_into_one_word(page):
     at = page("attention")
     at.text_area[0].set_value("苹果好吃，iPhone更好用。").run()
     at.sidebar.toggle[0].set_value(True).run()
-    assert_clean(at)
+    assert not at.exception and not at.error
     assert "苹果" in enlarged(at)["layout"]["xaxis"]["ticktext"]
+    assert any("[UNK]" in t and "e5-multilingual" in t for t in texts(at.warning))
 
 
 def test_chinese_preset_with_e5(page):
@@ -69,6 +76,7 @@ def test_chinese_preset_with_e5(page):
     assert len(grid(at)["data"]) == 12 * 12  # e5-small: 12 layers x 12 heads
     words = enlarged(at)["layout"]["xaxis"]["ticktext"]
     assert "苹果" in words and "iPhone" in words
+    assert not at.warning  # e5 reads Chinese: no [UNK] note
 
 
 def test_trained_model_folder_is_offered_and_runs(page):
@@ -94,4 +102,5 @@ def test_long_input_is_truncated_with_a_note(page):
     at.text_area[0].set_value("word " * 400).run()
     assert not at.exception
     assert any("truncated" in t for t in texts(at.warning))
-    assert figures(at)
+    assert any("The grid is drawn for up to" in t for t in texts(at.info))
+    assert len(enlarged(at)["layout"]["xaxis"]["ticktext"]) == 256  # minilm's max length

@@ -70,7 +70,8 @@ def app_url(default_index, tmp_path_factory):
 @pytest.fixture
 def tab(browser, app_url):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    # Tall: Streamlit scrolls inside its own container, so a screenshot shows one viewport.
+    context = browser.new_context(viewport={"width": 1400, "height": 1700})
     page = context.new_page()
     page.set_default_timeout(LOAD_MS)
     yield page
@@ -87,6 +88,12 @@ def wait_idle(page) -> None:
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
 
 
+def choose(page, label: str, option: str) -> None:
+    """Pick `option` in the Streamlit selectbox labelled `label`."""
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).click()
+    page.get_by_role("option", name=option).click()
+
+
 def test_home_then_search_on_the_default_index(tab, app_url):
     tab.goto(app_url)
     tab.get_by_text("Encoder ready: minilm").wait_for()
@@ -95,11 +102,13 @@ def test_home_then_search_on_the_default_index(tab, app_url):
     box = tab.get_by_label("Query")
     box.fill("oil prices rise as OPEC cuts output")
     box.press("Enter")
-    tab.get_by_text("results in").wait_for()
+    tab.get_by_text("10 results in").wait_for()
+    marked = tab.locator("mark >> visible=true")  # (the whole documents sit in closed expanders)
+    marked.nth(9).wait_for()
     wait_idle(tab)
-    hits = tab.locator("mark")
-    assert hits.count() == 10, "every hit shows its matching chunk marked"
-    assert "score" in tab.locator("b").first.locator("..").inner_text()
+    assert marked.count() == 10, "every hit shows its matching chunk, marked"
+    first = tab.get_by_text("· score").first.inner_text()
+    assert first.startswith("· score") and "· doc " in first
     shot(tab, "02-search")
 
 
@@ -110,17 +119,18 @@ def test_attention_charts_render_english_and_chinese(tab, app_url):
     assert tab.locator(".js-plotly-plot").count() >= 1
     assert tab.locator(".js-plotly-plot .heatmaplayer").count() >= 1
     shot(tab, "03-attention-grid")
-    tab.get_by_role("tab", name="Head view").click()
+    tab.get_by_text("Head view", exact=True).click()
     tab.locator(".js-plotly-plot .scatterlayer").first.wait_for(state="visible")
     shot(tab, "04-attention-head-view")
-    area = tab.get_by_label("Sentence A")
-    area.fill("苹果好吃，iPhone更好用。")
-    area.press("Control+Enter")
-    tab.get_by_text("苹果").first.wait_for()
+    choose(tab, "Example", "中文: 苹果好吃，iPhone更好用。")  # switches the model to e5
+    tab.get_by_text("Merge subword tokens into words").click()
+    tab.get_by_text("One head", exact=True).click()
+    tab.locator(".js-plotly-plot .ytick text", has_text="苹果").first.wait_for(state="visible")
     wait_idle(tab)
-    tab.get_by_role("tab", name="BERT vs GPT mask").click()
+    shot(tab, "05-attention-zh-e5-words")
+    tab.get_by_text("BERT vs GPT mask", exact=True).click()
     tab.get_by_text("Share of attention on tokens to the right").wait_for(state="visible")
-    shot(tab, "05-attention-mask-zh")
+    shot(tab, "06-attention-mask-zh")
 
 
 def test_disambiguation_charts_render(tab, app_url):
@@ -130,4 +140,4 @@ def test_disambiguation_charts_render(tab, app_url):
     wait_idle(tab)
     assert tab.locator(".js-plotly-plot .main-svg").count() >= 2
     tab.get_by_text("Where else is the word used like this?").wait_for()
-    shot(tab, "06-disambiguation")
+    shot(tab, "07-disambiguation")
