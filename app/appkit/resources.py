@@ -36,12 +36,20 @@ def _index(path: str, stamp: float):
     return SemanticIndex.open(path)
 
 
-def get_index(path: Path):
-    """The index in `path`, opened once per version; a damaged one stops the page with a message."""
+def open_index(path: Path):
+    """The index in `path`, opened once per version, or None after an `st.error` saying why."""
     manifest = path / "manifest.json"
     with st.spinner(f"Opening the index {path.name} (the first time takes a while)…"):
         try:
             return _index(str(path), manifest.stat().st_mtime)
         except (ValueError, TypeError, RuntimeError, OSError, ImportError) as exc:
             st.error(f"Cannot open the index {path.name}: {exc}")
-            st.stop()
+            return None
+
+
+def get_index(path: Path):
+    """Like `open_index`, but a damaged index stops the page after its message."""
+    index = open_index(path)
+    if index is None:
+        st.stop()
+    return index

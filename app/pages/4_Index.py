@@ -8,7 +8,7 @@ from appkit.confine import confine_path
 from appkit.discovery import find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
-from appkit.resources import get_index
+from appkit.resources import open_index
 from appkit.startup import load_libraries
 from appkit.uploads import UPLOAD_TYPES, index_name, save_upload
 
@@ -22,9 +22,14 @@ from indexer import build_index  # noqa: E402  (after the title: see appkit/star
 config = AppConfig.from_env()
 
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
+index = None
 if indexes:
     name = st.selectbox("Index", list(indexes), key="index-choice")
-    stats = call_or_stop(get_index(indexes[name]).stats, what="Cannot read the index")
+    index = open_index(indexes[name])  # a damaged one gets a message; building still works
+else:
+    st.info(f"No index under {config.index_root} yet; build one below.")
+if index is not None:
+    stats = call_or_stop(index.stats, what="Cannot read the index")
     cols = st.columns(4)
     cols[0].metric("Documents", f"{stats.documents:,}")
     cols[1].metric("Chunks", f"{stats.chunks:,}")
@@ -39,8 +44,6 @@ if indexes:
             st.dataframe(pd.DataFrame([vars(s) for s in stats.skipped]), hide_index=True)
     with st.expander("All statistics"):
         st.json(stats.to_dict())
-else:
-    st.info(f"No index under {config.index_root} yet; build one below.")
 
 st.divider()
 st.subheader("Build a new index")

@@ -141,3 +141,20 @@ def test_disambiguation_charts_render(tab, app_url):
     assert tab.locator(".js-plotly-plot .main-svg").count() >= 2
     tab.get_by_text("Where else is the word used like this?").wait_for()
     shot(tab, "07-disambiguation")
+
+
+def test_dark_theme_draws_the_same_charts(browser, app_url):
+    """Streamlit follows the system's colour scheme; plotly's "streamlit" theme follows it."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1700}, color_scheme="dark")
+    page = context.new_page()
+    page.set_default_timeout(LOAD_MS)
+    try:
+        page.goto(f"{app_url}/Disambiguation")
+        page.locator(".js-plotly-plot .main-svg").nth(1).wait_for()
+        wait_idle(page)
+        background = page.evaluate(
+            "getComputedStyle(document.querySelector('.stApp')).backgroundColor")
+        assert background != "rgb(255, 255, 255)", "dark scheme not applied"
+        shot(page, "08-disambiguation-dark")
+    finally:
+        context.close()

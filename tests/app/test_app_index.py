@@ -53,6 +53,7 @@ def test_corrupt_index_is_a_message(page, with_indexes):
     at.selectbox(key="index-choice").set_value("z-broken").run()
     assert not at.exception
     assert any("Cannot open the index z-broken" in t for t in texts(at.error))
+    assert at.button(key="build-go")  # building a new index still works
 
 
 def test_build_from_a_server_path_reports_skipped_rows(page, build_env):
