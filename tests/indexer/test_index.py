@@ -177,3 +177,19 @@ def test_chinese_lexical_search(tmp_path, tiny_encoder):
     index = build_index(docs, tmp_path / "zh", model=tiny_encoder)
     assert [h.doc_id for h in index.search("发布会", k=3, mode="lexical")] == ["1"]
     assert {h.doc_id for h in index.search("苹果", k=3, mode="lexical")} == {"1", "2"}
+
+
+@pytest.mark.parametrize("preset", ["ivf", "ivfpq", "sq8"])
+def test_other_presets_filter_and_delete(preset, tmp_path, tiny_encoder, docs):
+    index = build_index(docs, tmp_path / preset, model=tiny_encoder, preset=preset)
+    exact = build_index(docs, tmp_path / "exact", model=tiny_encoder, preset="flat")
+    hits = index.search("stocks fell", k=12, filter={"topic": 3})
+    assert len(hits) == 12 and all(h.metadata["topic"] == 3 for h in hits)
+    knobs = {} if preset == "sq8" else {"nprobe": 64}  # ivf*: visit every list
+    top = {h.doc_id for h in index.search("stocks fell", k=10, **knobs)}
+    assert len(top & {h.doc_id for h in exact.search("stocks fell", k=10)}) >= 9
+    index.delete(["d003", "d008"])
+    index.save()
+    again = SemanticIndex.open(tmp_path / preset, encoder=tiny_encoder)
+    found = {h.doc_id for h in again.search("stocks fell", k=100, filter={"topic": 3})}
+    assert len(found) == 10 and not found & {"d003", "d008"}
