@@ -272,6 +272,7 @@ def main() -> int:
     p.add_argument("--queries", type=int, default=300)
     p.add_argument("--threads", type=int, default=2, help="threads for building (queries: 1)")
     p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--prepare", action="store_true", help="only make and cache the vectors")
     args = p.parse_args()
 
     home = bertscope_home() / "bench"
@@ -282,6 +283,8 @@ def main() -> int:
         used.append(f"{name}: {len(vecs)} chunks" + (f" (first {args.limit} docs)"
                                                     if args.limit else ""))
         print(used[-1], flush=True)
+    if args.prepare:
+        return 0
     real = np.vstack(parts)
     rng = np.random.default_rng(0)
     order = rng.permutation(len(real))

@@ -49,6 +49,7 @@ class SemanticIndex:
         self._dirty = False
         self.spec = Spec(manifest["preset"], manifest["faiss_spec"], manifest["knobs"])
         self._tombstones = np.asarray(db.tombstones(conn), dtype=np.int64)
+        self._doc_cache: dict[int, str] = {}  # chunk id -> document id, filled as hits arrive
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
@@ -205,7 +206,7 @@ class SemanticIndex:
         return out
 
     def _group_key(self, chunk_id: int, per_chunk: bool):
-        return chunk_id if per_chunk else self._doc_of[chunk_id]
+        return chunk_id if per_chunk else self._doc_cache[chunk_id]
 
     def _group(self, ranked: Ranked, want: int, per_chunk: bool) -> Ranked:
         """Best chunk per document (or chunks as they come), at most `want`."""
@@ -229,16 +230,6 @@ class SemanticIndex:
             q = f"SELECT chunk_id, doc_id FROM chunks WHERE chunk_id IN ({marks})"
             self._doc_cache.update(self.conn.execute(q, ids).fetchall())
         return {c: self._doc_cache[c] for c in chunk_ids if c in self._doc_cache}
-
-    @property
-    def _doc_cache(self) -> dict[int, str]:
-        if not hasattr(self, "_doc_cache_"):
-            self._doc_cache_: dict[int, str] = {}
-        return self._doc_cache_
-
-    @property
-    def _doc_of(self) -> dict[int, str]:
-        return self._doc_cache
 
     def _dense(self, queries, want, per_chunk, allowed, knobs, strict=True) -> list[Ranked]:
         """FAISS search with adaptive over-fetch: grow the fetch, then exhaustive knobs, until
