@@ -51,12 +51,14 @@ def build_index(
     batch_size: int = 32,
     shard_size: int = SHARD_SIZE,
     progress: Callable[[BuildProgress], None] | None = None,
+    source: str | None = None,
 ) -> SemanticIndex:
     """Build (or rebuild) the index at `out` and publish it; returns it opened.
 
     `corpus` is a path any reader takes (see `read_corpus`) or a list of documents; `model` an
     `Encoder` or a name / folder for `load_encoder`. Bad rows are skipped and listed in the
-    manifest (`corpus_options.on_error="fail"` raises instead).
+    manifest (`corpus_options.on_error="fail"` raises instead). `source` describes the corpus
+    in the manifest (default: its path).
     """
     from encoder import Encoder, load_encoder
 
@@ -64,7 +66,8 @@ def build_index(
     report_progress = progress or (lambda p: None)
     chunking = chunking or ChunkingConfig()
     report_progress(BuildProgress("read", 0, 1))
-    report, source = _read(corpus, corpus_options)  # before the model: bad input fails fast
+    report, read_from = _read(corpus, corpus_options)  # before the model: bad input fails fast
+    source = source or read_from
     if not report.documents:
         raise CorpusError(f"no usable documents in {source} ({len(report.skipped)} rows skipped; "
                           f"first: {report.skipped[0].reason if report.skipped else 'none'})")

