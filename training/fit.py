@@ -268,17 +268,17 @@ def _with_prefix(dataset: Dataset, prefix: str) -> Dataset:
 
 
 def _check_numbers(config: FitConfig) -> None:
-    checks = {
-        "batch size": config.batch_size >= 1,
-        "learning rate": config.learning_rate > 0,
-        "eval steps": config.eval_steps >= 1,
-        "logging steps": config.logging_steps >= 1,
-        "warm-up ratio": 0 <= config.warmup_ratio < 1,
-        "max rows": config.max_rows is None or config.max_rows >= 1,
-    }
-    for name, ok in checks.items():
+    checks = [  # (flag, value, valid, what it must be)
+        ("--batch-size", config.batch_size, config.batch_size >= 1, ">= 1"),
+        ("--lr", config.learning_rate, config.learning_rate > 0, "> 0"),
+        ("--eval-steps", config.eval_steps, config.eval_steps >= 1, ">= 1"),
+        ("--logging-steps", config.logging_steps, config.logging_steps >= 1, ">= 1"),
+        ("--warmup", config.warmup_ratio, 0 <= config.warmup_ratio < 1, "in [0, 1)"),
+        ("--max-rows", config.max_rows, config.max_rows is None or config.max_rows >= 1, ">= 1"),
+    ]
+    for flag, value, ok, rule in checks:
         if not ok:
-            raise TrainingError(f"invalid {name}: see `python -m training fit --help`")
+            raise TrainingError(f"{flag} must be {rule}, got {value}")
     if not config.stages:
         raise TrainingError("no training stage: pass --train FILE and --loss NAME")
 

@@ -186,4 +186,4 @@ def test_bad_settings(capsys, sts_file, tmp_path, flag):
             *flag,
         ],
     )
-    assert "pooling" in line or "batch size" in line
+    assert "Invalid pooling mode 'sum'" in line or "--batch-size must be >= 1, got 0" in line
