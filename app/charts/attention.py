@@ -11,15 +11,22 @@ from plotly.subplots import make_subplots
 COLORSCALE = "Viridis"  # perceptually uniform, readable on light and dark backgrounds
 
 
+def safe(labels: Sequence[str]) -> list[str]:
+    """Labels for plotly, which reads `<s>` (XLM-R's [CLS]) as a strike-through tag and shows
+    entities such as `&lt;` literally: a zero-width space after `<` keeps it plain text."""
+    return [str(t).replace("<", "<\u200b") for t in labels]
+
+
 def _ticks(labels: Sequence[str]) -> dict:
     # Numeric positions with text ticks: repeated labels ([SEP], "the") stay separate rows.
-    return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": list(labels)}
+    return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": safe(labels)}
 
 
 def attention_heatmap(matrix: np.ndarray, labels: Sequence[str], title: str) -> go.Figure:
     """One (T, T) attention map; rows attend (query), columns are attended to (key)."""
     t = len(labels)
     assert matrix.shape == (t, t), (matrix.shape, t)
+    labels = safe(labels)
     hover = [[f"{labels[i]} → {labels[j]}: {matrix[i, j]:.3f}" for j in range(t)] for i in range(t)]
     fig = go.Figure(
         go.Heatmap(
@@ -77,6 +84,7 @@ def head_view(
     """
     t = len(labels)
     assert matrix.shape == (t, t), (matrix.shape, t)
+    labels = safe(labels)
     fig = go.Figure()
     buckets = np.linspace(min_weight, 1.0, 6)
     for lo, hi in zip(buckets[:-1], buckets[1:], strict=True):
@@ -121,6 +129,7 @@ def cls_by_layer(attentions: np.ndarray, labels: Sequence[str]) -> go.Figure:
     """Heatmap of [CLS]'s attention over the tokens, one row per layer."""
     profile = cls_profile(attentions)
     layers = profile.shape[0]
+    labels = safe(labels)
     fig = go.Figure(go.Heatmap(
         z=profile, x=list(range(len(labels))), y=[f"layer {i + 1}" for i in range(layers)],
         colorscale=COLORSCALE, zmin=0, colorbar={"title": "weight"},

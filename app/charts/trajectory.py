@@ -8,9 +8,17 @@ from itertools import combinations
 import numpy as np
 import plotly.graph_objects as go
 
+from .attention import safe
+
+
+def cut(text: str, width: int = 28) -> str:
+    """`text` cut to `width` characters."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
 
 def short(text: str, width: int = 28) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """A context cut for a legend, made plain for plotly (see `charts.attention.safe`)."""
+    return safe([cut(text, width)])[0]
 
 
 def similarity_by_layer(
@@ -33,7 +41,8 @@ def similarity_by_layer(
         line={"dash": "dash", "color": "gray"},
     ))
     fig.update_layout(
-        title=f"Cosine similarity of “{word}” across contexts, layer by layer",
+        title=f"Cosine similarity of “{safe([word])[0]}” across contexts, "
+        "layer by layer",
         xaxis_title="layer (0 = embeddings)", yaxis_title="cosine similarity",
         height=420, legend={"orientation": "h", "y": -0.25}, margin={"l": 10, "r": 10, "t": 50},
     )
@@ -67,10 +76,12 @@ def pca_figure(points: np.ndarray, layer: int, contexts: Sequence[str], word: st
         fig.add_trace(go.Scatter(
             x=[points[i, layer, 0]], y=[points[i, layer, 1]], mode="markers+text",
             marker={"size": 14}, text=[f"#{i + 1}"], textposition="top center",
-            name=name, legendgroup=str(i), hovertext=[context], hoverinfo="text",
+            name=name, legendgroup=str(i), hovertext=safe([context]),
+            hoverinfo="text",
         ))
     fig.update_layout(
-        title=f"“{word}” in 2-D (PCA over all layers), layer {layer} highlighted",
+        title=f"“{safe([word])[0]}” in 2-D (PCA over all layers), layer {layer} "
+        "highlighted",
         xaxis_title="PC 1", yaxis_title="PC 2", height=420,
         legend={"orientation": "h", "y": -0.2}, margin={"l": 10, "r": 10, "t": 50},
     )

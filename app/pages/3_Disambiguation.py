@@ -14,7 +14,7 @@ from appkit.render import highlighted_html
 from appkit.resources import get_encoder, get_index
 from appkit.startup import load_libraries
 from appkit.usages import rank, window
-from charts.trajectory import pca_2d, pca_figure, short, similarity_by_layer
+from charts.trajectory import cut, pca_2d, pca_figure, similarity_by_layer
 
 CANDIDATES = 20  # chunks containing the word, re-ranked by contextual similarity
 
@@ -65,7 +65,7 @@ if not indexes:
 left, right = st.columns(2)
 index_name = left.selectbox("Index", list(indexes), key="dis-index")
 anchor = right.selectbox("Context to compare with", range(len(traj.contexts)), key="dis-anchor",
-                         format_func=lambda i: f"#{i + 1} {short(traj.contexts[i], 60)}")
+                         format_func=lambda i: f"#{i + 1} {cut(traj.contexts[i], 60)}")
 index = get_index(indexes[index_name])
 hits = call_or_stop(index.search, traj.word, k=CANDIDATES, mode="lexical", per_chunk=True)
 found = [(hit, w) for hit in hits if (w := window(hit.text, traj.word)) is not None]

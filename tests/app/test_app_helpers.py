@@ -135,3 +135,14 @@ def test_discovery_finds_indexes_and_model_folders(tmp_path):
     (run / "1_Pooling" / "modules.json").write_text("[]")  # inside a model: not another model
     assert find_trained_models(tmp_path / "runs") == [run]
     assert find_trained_models(tmp_path / "missing") == []
+
+
+def test_tag_like_tokens_stay_text_in_figures():
+    """XLM-R's `<s>` is a strike-through tag to plotly: it swallowed the label and the layout."""
+    fig = attention_heatmap(np.eye(3), ["<s>", "苹果", "</s>"], "t")
+    ticks = list(fig.layout.xaxis.ticktext)
+    assert ticks[1] == "苹果"
+    assert all("<s>" not in t and "</s>" not in t for t in ticks)
+    assert [t.replace("\u200b", "") for t in ticks] == ["<s>", "苹果", "</s>"]
+    legend = similarity_by_layer(np.ones((2, 2, 2)), np.zeros(2), ["<b>x</b>", "y"], "<i>w</i>")
+    assert "<b>" not in legend.data[0].name and "<i>" not in legend.layout.title.text
