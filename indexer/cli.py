@@ -32,6 +32,8 @@ def _parser() -> argparse.ArgumentParser:
         c.add_argument("--metadata-fields", help="comma-separated; default: all other scalars")
         c.add_argument("--on-error", choices=("skip", "fail"), default="skip")
         c.add_argument("--batch-size", type=int, default=32)
+        c.add_argument("--threads", type=int, help="torch threads for encoding (1 is fastest "
+                       "on a machine shared with other jobs); default: torch's choice")
 
     b = sub.add_parser("build", help="build an index from a corpus (resumable)")
     corpus_args(b)
@@ -265,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
         pass
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     args = _parser().parse_args(argv)
+    if getattr(args, "threads", None):
+        import torch
+
+        torch.set_num_threads(args.threads)
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:
