@@ -46,8 +46,9 @@ traj = call_or_stop(word_trajectory, model_key, contexts, word.strip())
 lengths = encoder.token_lengths(list(contexts))
 over = [i + 1 for i, n in enumerate(lengths) if n > encoder.max_length]
 if over:
-    st.warning(f"Contexts {', '.join(map(str, over))} are longer than {encoder.max_length} tokens "
-               "and were truncated.")
+    st.warning(f"Truncated at {encoder.max_length} tokens: context "
+               f"{', '.join(f'#{i}' for i in over)}. The word is followed only where it lies "
+               "before the cut.")
 
 st.plotly_chart(similarity_by_layer(traj.cosine, traj.baseline, traj.contexts, traj.word),
                 key="similarity")

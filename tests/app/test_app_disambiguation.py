@@ -91,3 +91,12 @@ def test_word_absent_from_the_index_falls_back_to_sentence_neighbours(page, with
     assert_clean(at)
     assert any("No chunk of a-news contains “river”" in t for t in texts(at.info))
     assert len([h for h in at.get("html") if "<b>" in h.proto.body]) == 5
+
+
+def test_long_context_is_truncated_with_a_note(page):
+    at = page("disambiguation")
+    at.text_area[0].set_value("An apple a day. " + "More words follow here. " * 120
+                              + "\nApple sells phones.").run()
+    assert_clean(at)
+    assert any("Truncated at 256 tokens: context #1." in t for t in texts(at.warning))
+    assert figures(at)

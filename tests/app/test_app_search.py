@@ -98,3 +98,10 @@ def test_no_index_at_all_is_a_sentence(page, app_env):
     at = page("search")
     assert_clean(at)
     assert any("No index found" in t for t in texts(at.info))
+
+
+def test_long_query_is_searched_with_a_note(page, with_indexes):
+    at = search(page("search"), "oil prices " * 200)
+    assert_clean(at)
+    assert any("longer than 256 tokens" in t for t in texts(at.warning))
+    assert headers(at)
