@@ -49,22 +49,27 @@ def similarity_by_layer(
     return fig
 
 
-def pca_2d(vectors: np.ndarray) -> np.ndarray:
-    """(C, layers + 1, H) → (C, layers + 1, 2): one PCA fitted on all unit-normalised vectors.
+def pca_2d(vectors: np.ndarray, fit_layer: int | None = None) -> np.ndarray:
+    """(C, layers + 1, H) → (C, layers + 1, 2), on unit-normalised vectors.
 
-    A single projection for every layer keeps the map comparable as the layer slider moves;
-    normalising first stops the deeper layers' larger norms from dominating it.
+    `fit_layer=None` fits one PCA on every layer's vectors, so the map stays comparable as the
+    layer slider moves (the main axis then tends to follow depth); `fit_layer=l` fits it on
+    layer l's vectors only, which shows how the contexts split at that depth. Normalising first
+    stops the deeper layers' larger norms from dominating the projection.
     """
     c, n, h = vectors.shape
-    flat = vectors.reshape(c * n, h)
-    flat = flat / np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-12)
-    centred = flat - flat.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    comps = vt[:2] if vt.shape[0] >= 2 else np.vstack([vt, np.zeros((1, h))])
-    return (centred @ comps.T).reshape(c, n, 2)
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12)
+    fit = unit.reshape(c * n, h) if fit_layer is None else unit[:, fit_layer]
+    mean = fit.mean(axis=0)
+    _, _, vt = np.linalg.svd(fit - mean, full_matrices=False)
+    comps = np.zeros((2, h))
+    comps[: min(2, vt.shape[0])] = vt[:2]
+    return ((unit.reshape(c * n, h) - mean) @ comps.T).reshape(c, n, 2)
 
 
-def pca_figure(points: np.ndarray, layer: int, contexts: Sequence[str], word: str) -> go.Figure:
+def pca_figure(
+    points: np.ndarray, layer: int, contexts: Sequence[str], word: str, fitted: str = "all layers"
+) -> go.Figure:
     """points (C, layers + 1, 2): faint paths through all layers, the chosen layer's points bold."""
     fig = go.Figure()
     for i, context in enumerate(contexts):
@@ -80,8 +85,7 @@ def pca_figure(points: np.ndarray, layer: int, contexts: Sequence[str], word: st
             hoverinfo="text",
         ))
     fig.update_layout(
-        title=f"“{safe([word])[0]}” in 2-D (PCA over all layers), layer {layer} "
-        "highlighted",
+        title=f"“{safe([word])[0]}” in 2-D (PCA fitted on {fitted}), layer {layer} highlighted",
         xaxis_title="PC 1", yaxis_title="PC 2", height=420,
         legend={"orientation": "h", "y": -0.2}, margin={"l": 10, "r": 10, "t": 50},
     )

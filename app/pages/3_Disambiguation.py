@@ -56,7 +56,12 @@ st.caption("Only the distance above the dashed baseline means anything: contextu
            "share a common direction, so even unrelated tokens score well above zero.")
 
 layer = st.slider("Layer for the 2-D map", 0, traj.layers - 1, traj.layers - 1, key="dis-layer")
-st.plotly_chart(pca_figure(pca_2d(traj.vectors), layer, traj.contexts, traj.word), key="pca")
+fit = st.radio("Fit the projection on", ["all layers", "this layer"], horizontal=True,
+               key="dis-fit", help="All layers: one map for every depth (paths comparable). "
+               "This layer: the directions in which the contexts differ at this depth.")
+points = pca_2d(traj.vectors, None if fit == "all layers" else layer)
+fitted = "all layers" if fit == "all layers" else f"layer {layer}"
+st.plotly_chart(pca_figure(points, layer, traj.contexts, traj.word, fitted), key="pca")
 
 st.subheader("Where else is the word used like this?")
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}

@@ -23,7 +23,10 @@ def test_english_apple_draws_similarity_and_pca(page):
     pca = by_title(at, "“apple” in 2-D")
     assert "layer 6" in pca["layout"]["title"]["text"]
     at.slider[0].set_value(2).run()
-    assert "layer 2" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
+    assert "layer 2 highlighted" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
+    at.radio(key="dis-fit").set_value("this layer").run()
+    assert_clean(at)
+    assert "fitted on layer 2" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
 
 
 def test_river_bank_and_money_bank_separate_in_the_last_layer(page):

@@ -71,6 +71,10 @@ def test_pca_is_shared_across_layers_and_ignores_scale():
     p = pca_2d(v)
     assert p.shape == (3, 4, 2)
     np.testing.assert_allclose(p[:, 1], p[:, 2], atol=1e-9)
+    one = pca_2d(v, fit_layer=3)  # fitted on one layer: its points are centred there
+    np.testing.assert_allclose(one[:, 3].mean(axis=0), 0.0, atol=1e-9)
+    two = pca_2d(v[:2], fit_layer=0)  # two contexts: one direction, the second axis is 0
+    np.testing.assert_allclose(two[:, 0, 1], 0.0, atol=1e-9)
 
 
 def test_document_text_is_escaped_and_the_span_marked():
