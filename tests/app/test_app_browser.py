@@ -143,6 +143,19 @@ def test_disambiguation_charts_render(tab, app_url):
     shot(tab, "07-disambiguation")
 
 
+def test_index_and_models_pages(tab, app_url):
+    tab.goto(f"{app_url}/Index")
+    tab.get_by_text("Documents").first.wait_for()
+    wait_idle(tab)
+    assert "2,225" in tab.locator('[data-testid="stMetric"]').first.inner_text()  # BBC News
+    shot(tab, "09-index")
+    tab.goto(f"{app_url}/Models")
+    tab.get_by_text("Bundled (offline, from pip packages)").wait_for()
+    tab.locator('[data-testid="stDataFrame"]').first.wait_for()
+    wait_idle(tab)
+    shot(tab, "10-models")
+
+
 def test_dark_theme_draws_the_same_charts(browser, app_url):
     """Streamlit follows the system's colour scheme; plotly's "streamlit" theme follows it."""
     context = browser.new_context(viewport={"width": 1400, "height": 1700}, color_scheme="dark")
