@@ -10,6 +10,10 @@ BOX = (
 )
 
 
+# Translucent and with the text's own colour: readable in the light and the dark theme.
+MARK = '<mark style="background-color: rgba(255, 196, 0, 0.38); color: inherit; padding: 0">'
+
+
 def highlighted_html(text: str, span: tuple[int, int] | None = None) -> str:
     """`text` escaped for HTML with `span` (character offsets) wrapped in <mark>.
 
@@ -20,7 +24,7 @@ def highlighted_html(text: str, span: tuple[int, int] | None = None) -> str:
         return BOX.format(html.escape(text))
     a, b = span
     return BOX.format(
-        html.escape(text[:a]) + "<mark>" + html.escape(text[a:b]) + "</mark>"
+        html.escape(text[:a]) + MARK + html.escape(text[a:b]) + "</mark>"
         + html.escape(text[b:])
     )
 
