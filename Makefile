@@ -31,7 +31,7 @@ default-index: $(VENV)/.runtime-installed
 
 app: default-index
 	@if [ -f app/Home.py ]; then \
-		BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.port $(PORT) --server.headless true; \
+		BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false; \
 	else echo "Setup done. The Streamlit app is not built yet (issue: the app); nothing to start."; fi
 
 test: $(VENV)/.dev-installed
