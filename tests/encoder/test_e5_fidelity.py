@@ -11,8 +11,9 @@ def fidelity_sentences() -> list[str]:
     lines = []
     for name in ("fidelity_en.txt", "fidelity_zh.txt"):
         lines += [ln for ln in (DATA / name).read_text(encoding="utf-8").splitlines() if ln]
-    # longer inputs: runs of six consecutive sentences, alternating languages
+    # longer inputs, up to ~450 tokens, so every position embedding range is exercised
     longer = [" ".join(lines[i : i + 6]) for i in range(0, len(lines) - 6, 9)]
+    longer += [" ".join(lines[i : i + 38]) for i in range(0, len(lines) - 38, 40)]
     mixed = [f"{a} {b}" for a, b in zip(lines[:20], lines[-20:], strict=True)]
     return lines + longer + mixed
 
