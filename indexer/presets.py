@@ -51,7 +51,7 @@ def spec_for(preset: str, n: int, dim: int) -> Spec:
         return Spec(preset, "IDMap2,SQ8", {})
     if preset == "hnsw":
         return Spec(preset, f"IDMap2,HNSW{HNSW_M},Flat", {"efSearch": HNSW_EF_SEARCH})
-    nprobe = min(nlist, max(8, nlist // 16))
+    nprobe = min(nlist, max(16, nlist // 8))  # recall@10 ≈ 0.95+ on real minilm vectors
     if preset == "ivf":
         return Spec(preset, f"IDMap2,IVF{nlist},Flat", {"nprobe": nprobe})
     # ivfpq: m sub-quantisers of 8 bits (fewer bits where training points are scarce)
@@ -68,6 +68,11 @@ def create(spec: Spec, dim: int) -> faiss.Index:
     hnsw = _find(index, faiss.IndexHNSW)
     if hnsw is not None:
         hnsw.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    ivfpq = _find(index, faiss.IndexIVFPQ)
+    if ivfpq is not None:
+        # polysemous training serves Hamming-distance filtering, which search does not use;
+        # it took ~97% of the build time (measured: 530 s → seconds for 20k vectors)
+        ivfpq.do_polysemous_training = False
     return index
 
 
