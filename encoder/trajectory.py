@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -85,7 +86,11 @@ def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> Wor
 
 
 def find_word(context: str, word: str, index: int = 0) -> tuple[int, int]:
-    """Character span of the first occurrence of `word` (case-insensitive) in `context`."""
+    """Character span of `word` (case-insensitive) in `context`: the first whole-word match
+    ("bank", not "banking"), else the first substring match (Chinese has no word spaces)."""
+    whole = re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", context, re.IGNORECASE)
+    if whole:
+        return whole.start(), whole.end()
     start = context.lower().find(word.lower())
     if start < 0:
         raise ValueError(f"{word!r} does not occur in contexts[{index}]: {context!r}")

@@ -67,6 +67,15 @@ def test_trajectory_invariants(tiny_encoder):
     assert tr.spans == [(0, 5), (3, 8), (0, 5)]
 
 
+def test_find_word_prefers_whole_words():
+    from encoder.trajectory import find_word
+
+    assert find_word("Online banking at the bank", "bank") == (22, 26)
+    assert find_word("banking", "bank") == (0, 4)  # no whole word: the substring
+    assert find_word("我爱吃苹果。", "苹果") == (3, 5)
+    assert find_word("An Apple-branded phone", "apple") == (3, 8)
+
+
 def test_anisotropy_matches_brute_force():
     rng = np.random.default_rng(0)
     tokens = rng.normal(size=(3, 7, 5)) + 2.0  # shared offset: positive mean cosine
