@@ -9,8 +9,8 @@ vectors is the real vectors repeated with small Gaussian noise (sigma 0.02 per d
 re-normalised). Queries are other real vectors with their own noise, held out of the base set.
 For each preset: build seconds, bytes per vector (the saved FAISS file), recall@10 against exact
 search at default knobs, and single-thread queries/second at the cheapest swept knob setting
-reaching recall@10 >= 0.95 (or the best recall reached). Results are appended to
-bench/results/search.json as each size finishes and the table is rewritten to search.md.
+reaching recall@10 >= 0.95 (or the best recall reached). bench/results/<name>.json and .md are
+rewritten after every index measured, so an interrupted run keeps what it measured.
 """
 
 from __future__ import annotations
@@ -77,11 +77,19 @@ def corpus_docs(name: str, data: Path, limit: int | None) -> list[Document]:
     return docs[:limit] if limit else docs
 
 
-def real_vectors(name: str, data: Path, limit: int | None, home: Path) -> np.ndarray:
-    """minilm vectors of every chunk of a corpus, via a (cached, resumable) flat index."""
+def real_vectors(name: str, data: Path, limit: int | None, home: Path,
+                 partial: bool = False) -> np.ndarray:
+    """minilm vectors of every chunk of a corpus, via a (cached, resumable) flat index; with
+    `partial`, an unfinished build's finished shards (the first chunks of the corpus)."""
     out = home / (f"{name}-minilm" if name != "scifact" or limit else "scifact-minilm")
     if limit and name != "scifact":
         out = home / f"{name}-minilm-{limit}"
+    if not (out / "manifest.json").exists() and partial:
+        shards = sorted(out.glob(".build-*/shard-*.npy"))
+        if not shards:
+            raise FileNotFoundError(f"no finished index or shards for {name} under {out}")
+        print(f"  {name}: index not finished; using its {len(shards)} finished shards", flush=True)
+        return np.vstack([np.load(s, allow_pickle=False) for s in shards])
     if not (out / "manifest.json").exists():
         docs = corpus_docs(name, data, limit)
         start, last = time.perf_counter(), [0.0]
@@ -214,7 +222,7 @@ def measure_hnswlib(base: np.ndarray, queries: np.ndarray, truth: np.ndarray,
 
 
 def measure_size(label: str, base: np.ndarray, queries: np.ndarray, presets: list[str],
-                 threads: int) -> dict:
+                 threads: int, done=lambda size: None) -> dict:
     n = len(base)
     print(f"== {label}: {n} vectors, {len(queries)} queries", flush=True)
     exact = faiss.IndexFlatIP(base.shape[1])
@@ -228,21 +236,23 @@ def measure_size(label: str, base: np.ndarray, queries: np.ndarray, presets: lis
              "qps_default": round(speed, 1), "qps_at_0.95": round(speed, 1),
              "knob_at_0.95": "-", "best_recall": 1.0}]
     print(json.dumps(rows[0]), flush=True)
+    size = {"label": label, "vectors": n, "queries": len(queries), "rows": rows}
     for preset in presets:
+        done(size)  # the report so far survives an interrupted run
         if preset == "hnswlib":
             rows.append(measure_hnswlib(base, queries, truth, threads))
         else:
             rows.append(measure_preset(preset, base, queries, truth, threads))
-    return {"label": label, "vectors": n, "queries": len(queries), "rows": rows}
+    return size
 
 
 # -- report ------------------------------------------------------------------------------------
 def write_report(out: Path, results: dict) -> None:
-    (out / "search.json").write_text(json.dumps(results, indent=2))
+    (out / f"{results['name']}.json").write_text(json.dumps(results, indent=2))
     lines = ["# Search speed per preset (real minilm chunk vectors)", "",
              "`HF_HUB_OFFLINE=1 .venv/bin/python bench/search.py`", ""]
     lines += [f"- {k}: {v}" for k, v in results["meta"].items()]
-    for size in results["sizes"]:
+    for size in filter(None, results["sizes"]):
         lines += ["", f"## {size['label']}: {size['vectors']:,} vectors, "
                   f"{size['queries']} queries", "",
                   "| index | build s | bytes/vector | recall@10 (default knobs) | QPS default "
@@ -258,7 +268,15 @@ def write_report(out: Path, results: dict) -> None:
                 f"{r.get('best_recall', '-')} |")
     if results.get("not_measured"):
         lines += ["", "Not measured: " + "; ".join(results["not_measured"])]
-    (out / "search.md").write_text("\n".join(lines) + "\n")
+    (out / f"{results['name']}.md").write_text("\n".join(lines) + "\n")
+
+
+def partial_writer(out: Path, results: dict, at: int):
+    def done(size: dict) -> None:
+        results["sizes"][at] = size
+        write_report(out, results)
+
+    return done
 
 
 def main() -> int:
@@ -266,22 +284,28 @@ def main() -> int:
     p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA",
                                                     REPO.parent / "shared" / "data"))
     p.add_argument("--corpora", default="thucnews,scifact,20newsgroups")
-    p.add_argument("--limit", type=int, default=None, help="documents per corpus (time cap)")
+    p.add_argument("--limit", type=int, default=None,
+                   help="20 Newsgroups: only the first N posts (a time cap)")
     p.add_argument("--sizes", default="real,100000,1000000", help="'real' and/or vector counts")
     p.add_argument("--presets", default="flat,hnsw,ivf,ivfpq,sq8,hnswlib")
     p.add_argument("--queries", type=int, default=300)
     p.add_argument("--threads", type=int, default=2, help="threads for building (queries: 1)")
     p.add_argument("--out", default=REPO / "bench" / "results")
     p.add_argument("--prepare", action="store_true", help="only make and cache the vectors")
+    p.add_argument("--name", default="search", help="report file name (NAME.md, NAME.json)")
+    p.add_argument("--partial", default="", help="corpora whose unfinished builds may be used "
+                   "as far as their finished shards go (comma-separated)")
     args = p.parse_args()
 
     home = bertscope_home() / "bench"
     parts, used = [], []
     for name in args.corpora.split(","):
-        vecs = real_vectors(name, Path(args.data), args.limit, home)
+        partial = name in args.partial.split(",")
+        limit = args.limit if name == "20newsgroups" else None
+        vecs = real_vectors(name, Path(args.data), limit, home, partial)
         parts.append(vecs)
-        used.append(f"{name}: {len(vecs)} chunks" + (f" (first {args.limit} docs)"
-                                                    if args.limit else ""))
+        used.append(f"{name}: {len(vecs)} chunks" + (f" (first {limit} docs)" if limit else "")
+                    + (" (finished shards of an unfinished build)" if partial else ""))
         print(used[-1], flush=True)
     if args.prepare:
         return 0
@@ -301,15 +325,16 @@ def main() -> int:
                         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs shared with "
                         f"other jobs; build with {args.threads} threads, queries 1 thread",
                         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
-               "sizes": [], "not_measured": []}
+               "sizes": [], "not_measured": [], "name": args.name}
     presets = args.presets.split(",")
     for size in args.sizes.split(","):
         n = len(real) if size == "real" else int(size)
         label = "all real chunks" if size == "real" else f"grown to {n:,}"
         base = grow(real, n, np.random.default_rng(1))
-        results["sizes"].append(measure_size(label, base, queries, presets, args.threads))
-        write_report(out, results)
-    print((out / "search.md").read_text())
+        results["sizes"].append(None)
+        done = partial_writer(out, results, len(results["sizes"]) - 1)
+        done(measure_size(label, base, queries, presets, args.threads, done))
+    print((out / f"{args.name}.md").read_text())
     return 0
 
 

@@ -83,6 +83,7 @@ def train_and_add(index: faiss.Index, vectors: np.ndarray, ids: np.ndarray, seed
         if ivf is not None:
             ivf.cp.seed = seed
             ivf.cp.min_points_per_centroid = 1
+            ivf.cp.max_points_per_centroid = 64  # k-means on ≤ 64·nlist samples (fast at 1M)
         if len(vectors) == 0:
             raise ValueError("cannot train an index on 0 vectors")
         index.train(vectors)
