@@ -193,3 +193,10 @@ def test_other_presets_filter_and_delete(preset, tmp_path, tiny_encoder, docs):
     again = SemanticIndex.open(tmp_path / preset, encoder=tiny_encoder)
     found = {h.doc_id for h in again.search("stocks fell", k=100, filter={"topic": 3})}
     assert len(found) == 10 and not found & {"d003", "d008"}
+    tombstones = again.stats().tombstones  # ivfpq keeps tombstones; the others remove
+    assert (tombstones > 0) == (preset == "ivfpq")
+    assert again.compact() == tombstones
+    again.save()
+    compacted = SemanticIndex.open(tmp_path / preset, encoder=tiny_encoder)
+    assert compacted.stats().tombstones == 0
+    assert {h.doc_id for h in compacted.search("stocks fell", k=100, filter={"topic": 3})} == found
