@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("default", help="build the BBC News index with minilm when absent")
     f.add_argument("--out", required=True)
+    f.add_argument("--threads", type=int, help="torch threads for encoding")
     return p
 
 
