@@ -13,7 +13,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from common import REPO, data_dir, machine, median, write_results
 
@@ -81,8 +83,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     texts = stsb_sentences(args.n)
-    texts_path = REPO / "bench" / "results" / ".encode-texts.json"
-    texts_path.parent.mkdir(parents=True, exist_ok=True)
+    texts_path = Path(tempfile.mkstemp(suffix=".json", prefix="bertscope-encode-")[1])
     texts_path.write_text(json.dumps(texts))
     runs: dict[str, list[dict]] = {f"{m}|{k}": [] for m, ks in METHODS.items() for k in ks}
     started = time.time()
