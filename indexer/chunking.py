@@ -76,6 +76,22 @@ def _windows(offsets: Sequence[tuple[int, int]], text: str, size: int, overlap: 
         if b >= n:
             return
         a = max(b - overlap, a + 1)
+        while a < b and _inside_word(text, offsets[a][0]):  # the overlap starts at a word
+            a += 1
+
+
+def _inside_word(text: str, pos: int) -> bool:
+    """True where `pos` splits a word written with spaces ("unsea|sonably"); CJK has no such
+    words to split, so any character boundary there is a fine start."""
+    if pos <= 0 or pos >= len(text):
+        return False
+    before, after = text[pos - 1], text[pos]
+    return before.isalnum() and after.isalnum() and not (_cjk(before) or _cjk(after))
+
+
+def _cjk(ch: str) -> bool:
+    cp = ord(ch)
+    return 0x2E80 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF or cp >= 0x20000
 
 
 def chunk_documents(encoder, documents, config: ChunkingConfig) -> list[Chunk]:

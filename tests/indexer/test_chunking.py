@@ -33,6 +33,16 @@ def test_breaks_prefer_sentence_ends(tiny_encoder):
         assert all(c.text[-1] in ends for c in chunks[:-1])
 
 
+def test_overlapping_chunks_start_at_a_word(tiny_encoder):
+    # no sentence ends and long words split into subwords: windows are cut by size
+    text = " ".join(["unseasonably inventories tokenization"] * 80)
+    chunks = chunk_documents(tiny_encoder, [Document("a", text)], ChunkingConfig(overlap=8))
+    assert len(chunks) > 3
+    for a, b in zip(chunks, chunks[1:], strict=False):
+        assert b.start < a.end  # still overlapping
+        assert text[b.start - 1] == " ", text[b.start - 5 : b.start + 10]
+
+
 def test_chunk_tokens_and_title_option(tiny_encoder):
     doc = Document("a", LONG_EN, title="Title")
     small = chunk_documents(tiny_encoder, [doc], ChunkingConfig(chunk_tokens=24, overlap=0))
