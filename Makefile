@@ -24,15 +24,13 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt $(VENV)/.runtime-i
 
 venv: $(VENV)/.runtime-installed
 
+# Builds BBC News with minilm only when absent (a no-op otherwise).
 default-index: $(VENV)/.runtime-installed
-	@if [ -f app/Home.py ] && [ -f indexer/__main__.py ]; then \
-		$(BIN)/python -m indexer default --out $(DEFAULT_INDEX); \
-	else echo "The indexer is not built yet: no default index."; fi
+	$(BIN)/python -m indexer default --out $(DEFAULT_INDEX)
 
 app: default-index
-	@if [ -f app/Home.py ]; then \
-		BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false; \
-	else echo "Setup done. The Streamlit app is not built yet (issue: the app); nothing to start."; fi
+	BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.port $(PORT) \
+		--server.headless true --browser.gatherUsageStats false
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
