@@ -30,6 +30,29 @@ def field_types(conn: sqlite3.Connection) -> dict[str, str]:
     return out
 
 
+def unknown_field(name: str, types: dict[str, str]) -> QueryError:
+    valid = ", ".join(types) or "none (this index has no metadata)"
+    return QueryError(f"unknown filter field {name!r}. Valid fields: {valid}")
+
+
+def json_path(name: str) -> str:
+    """The SQLite JSON path of a top-level metadata key, quoted so any key name works."""
+    return "$." + '"' + str(name).replace('"', '\\"') + '"'
+
+
+def field_values(conn: sqlite3.Connection, name: str, limit: int) -> list[Any] | None:
+    """The distinct values of metadata field `name`, sorted; None when there are more than
+    `limit` of them (a free-text field, say), so callers can offer a list only where it is short."""
+    path = json_path(name)
+    rows = conn.execute(
+        "SELECT DISTINCT json_extract(metadata, ?) FROM documents WHERE json_type(metadata, ?) "
+        f"IN ({','.join('?' * len(SQLITE_TYPES))}) LIMIT ?",
+        (path, path, *SQLITE_TYPES, limit + 1)).fetchall()
+    if len(rows) > limit:
+        return None
+    return sorted((r[0] for r in rows), key=lambda v: (type(v).__name__, v))
+
+
 def _check_value(name: str, kind: str, value: Any) -> Any:
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
     ok = {"str": isinstance(value, str), "int": numeric, "float": numeric,
@@ -48,10 +71,9 @@ def compile_filter(spec: dict[str, Any], types: dict[str, str]) -> tuple[str, li
     params: list[Any] = []
     for name, cond in spec.items():
         if name not in types:
-            valid = ", ".join(types) or "none (this index has no metadata)"
-            raise QueryError(f"unknown filter field {name!r}. Valid fields: {valid}")
+            raise unknown_field(name, types)
         kind = types[name]
-        path = "$." + '"' + str(name).replace('"', '\\"') + '"'
+        path = json_path(name)
         column = "json_extract(d.metadata, ?)"
         if not isinstance(cond, dict):
             cond = {"eq": cond}

@@ -19,7 +19,7 @@ from . import db, storage
 from .chunking import ChunkingConfig, chunk_documents
 from .documents import Document, Hit, SkippedRow
 from .errors import CorruptIndexError, EncoderMismatchError, QueryError
-from .filters import field_types, matching_chunks
+from .filters import field_types, field_values, matching_chunks, unknown_field
 from .fusion import RRF_K, rrf
 from .lexical import LexicalIndex, tokenize
 from .presets import Spec, check_knobs, exhaustive_knobs, search_params, train_and_add
@@ -185,6 +185,18 @@ class SemanticIndex:
 
     def field_types(self) -> dict[str, str]:
         return dict(self.manifest["metadata_fields"]) if not self._dirty else field_types(self.conn)
+
+    def field_values(self, name: str, limit: int = 50) -> list[Any] | None:
+        """The distinct values of metadata field `name` among live documents, sorted (True/False
+        for a bool field); None when there are more than `limit`. Raises `QueryError` for a field
+        the index does not have."""
+        types = self.field_types()
+        if name not in types:
+            raise unknown_field(name, types)
+        values = field_values(self.conn, name, limit)
+        if values is not None and types[name] == "bool":
+            return [bool(v) for v in values]
+        return values
 
     # -- search internals --------------------------------------------------------------------
     def _ranked(self, queries, want, mode, per_chunk, allowed, knobs, rrf_k, weights):

@@ -27,15 +27,19 @@ def parse_values(text: str, kind: str) -> list[Any]:
     return items
 
 
-def build_filter(fields: dict[str, str], typed: dict[str, str]) -> dict[str, Any] | None:
-    """{field: "a, b"} → {field: {"in": [...]}} (one value → equality); empty fields are ignored.
+def build_filter(
+    fields: dict[str, str], typed: dict[str, str | list[Any]]
+) -> dict[str, Any] | None:
+    """{field: "a, b"} or {field: [a, b]} (a multiselect's choice) → {field: {"in": [a, b]}};
+    one value → equality; empty fields are ignored.
 
     `fields` maps each metadata field to its type as the index reports it.
     """
     out: dict[str, Any] = {}
-    for name, text in typed.items():
-        if name not in fields or not text.strip():
+    for name, given in typed.items():
+        if name not in fields:
             continue
-        values = parse_values(text, fields[name])
-        out[name] = values[0] if len(values) == 1 else {"in": values}
+        values = list(given) if isinstance(given, list) else parse_values(given, fields[name])
+        if values:
+            out[name] = values[0] if len(values) == 1 else {"in": values}
     return out or None

@@ -31,12 +31,18 @@ mode = st.sidebar.radio("Mode", ["dense", "lexical", "hybrid"], horizontal=True,
 index = get_index(indexes[name])
 stats = call_or_stop(index.stats, what="Cannot read the index")
 fields = dict(stats.metadata_fields or {})
-typed: dict[str, str] = {}
+typed: dict[str, str | list] = {}
 if fields:
     with st.sidebar.expander("Filters", expanded=False):
         for field, kind in fields.items():
-            typed[field] = st.text_input(f"{field} ({kind})", key=f"search-filter-{field}",
-                                         help="One value, or several separated by commas.")
+            key = f"search-filter-{field}"
+            choices = index.field_values(field) if kind in ("str", "bool") else None
+            if choices is not None:  # a short list of values: pick them
+                typed[field] = st.multiselect(field, choices, key=key,
+                                              help="Any of the chosen values; none: no filter.")
+            else:
+                typed[field] = st.text_input(f"{field} ({kind})", key=key,
+                                             help="One value, or several separated by commas.")
 query = st.text_input("Query", key="search-query", max_chars=2000,
                       placeholder="e.g. rising oil prices · 油价上涨")
 

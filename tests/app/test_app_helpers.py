@@ -126,6 +126,10 @@ def test_filters_become_indexer_filters():
         "category": {"in": ["tech", "sport"]}, "year": 2004}
     with pytest.raises(ValueError, match="whole numbers"):
         build_filter(fields, {"year": "soon"})
+    assert build_filter(fields, {"category": [], "year": ""}) is None  # nothing picked
+    assert build_filter(fields, {"category": ["tech"]}) == {"category": "tech"}
+    assert build_filter(fields, {"category": ["tech", "sport"]}) == {
+        "category": {"in": ["tech", "sport"]}}
 
 
 def test_discovery_finds_indexes_and_model_folders(tmp_path):

@@ -49,7 +49,9 @@ def test_chinese_query_finds_the_chinese_document_lexically(page, with_indexes):
 
 def test_filters_restrict_the_hits(page, with_indexes):
     at = page("search")
-    at.text_input(key="search-filter-category").set_value("sport")
+    assert at.multiselect(key="search-filter-category").options == [
+        "business", "entertainment", "food", "politics", "sport", "tech"]
+    at.multiselect(key="search-filter-category").set_value(["sport"])
     at.sidebar.slider[0].set_value(5)
     at = search(at, "rising oil prices")
     assert_clean(at)

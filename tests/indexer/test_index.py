@@ -72,6 +72,22 @@ def test_upsert_and_delete_visible_after_reopen(which, request, tiny_encoder):
         "anything at all", k=1000)} == all_ids
 
 
+def test_field_values_list_each_live_value_once(flat_index, tiny_encoder, docs):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    assert index.field_values("group") == ["a", "b"]
+    assert index.field_values("topic") == [0, 1, 2, 3, 4]
+    assert index.field_values("flag") == [False, True]
+    assert index.field_values("score") is None  # 60 distinct values: more than the limit
+    assert index.field_values("score", limit=60) == sorted(d["metadata"]["score"] for d in docs)
+    assert index.field_values("topic", limit=4) is None
+    with pytest.raises(QueryError, match="unknown filter field 'colour'. Valid fields: flag"):
+        index.field_values("colour")
+    index.delete([d["id"] for d in docs if d["metadata"]["group"] == "b"])
+    index.upsert([{"id": "x", "text": "odd one", "metadata": {"group": "c", "topic": [1, 2]}}])
+    assert index.field_values("group") == ["a", "c"]  # deleted documents' values are gone
+    assert index.field_values("topic") == [0, 1, 2, 3, 4]  # a list is no filterable value
+
+
 @pytest.mark.parametrize("which", ["flat_index", "hnsw_index"])
 @pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
 def test_filtered_search_returns_k(which, mode, request, tiny_encoder):
