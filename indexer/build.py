@@ -151,26 +151,42 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], out: Path, batch_size: int
     # documents finished once their last chunk is embedded
     pos = {d.id: i for i, d in enumerate(docs)}
     last_chunk = np.cumsum(np.bincount([pos[c.doc_id] for c in chunks], minlength=len(docs))) - 1
-    parts, resumed_docs, fresh_docs, start = [], 0, 0, time.perf_counter()
+    parts, start = [], time.perf_counter()
+    resumed_docs = 0
+
+    def docs_done(chunks_done: int) -> int:
+        return bisect.bisect_right(last_chunk, chunks_done - 1)
+
+    def report(chunks_done: int) -> None:
+        done = docs_done(chunks_done)
+        elapsed = time.perf_counter() - start
+        rate = (done - resumed_docs) / elapsed if elapsed > 0 else 0.0
+        left = len(docs) - done
+        report_progress(BuildProgress("encode", done, len(docs), rate,
+                                      left / rate if rate > 0 else None, resumed_docs))
+
+    piece = batch_size * 4  # a report every few batches, not only once per shard
     for first in range(0, len(chunks), shard_size):
         shard = work / f"shard-{first // shard_size:06d}.npy"
         end = min(first + shard_size, len(chunks))
-        before = bisect.bisect_right(last_chunk, first - 1)
-        after = bisect.bisect_right(last_chunk, end - 1)
         if shard.exists():
-            vecs = np.load(shard, allow_pickle=False)
-            resumed_docs += after - before
-        else:
-            vecs = enc.encode([c.encoded for c in chunks[first:end]], prompt="passage",
-                              batch_size=batch_size)
-            _save_npy_atomic(shard, vecs)
-            fresh_docs += after - before
+            parts.append(np.load(shard, allow_pickle=False))
+            resumed_docs += docs_done(end) - docs_done(first)
+            report(end)
+            continue
+        texts = [c.encoded for c in chunks[first:end]]
+        # longest first, so batches hold like lengths; documents done are pro-rated in a shard
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        vecs = np.empty((len(texts), enc.dim), dtype=np.float32)
+        for at in range(0, len(texts), piece):
+            rows = order[at : at + piece]
+            vecs[rows] = enc.encode([texts[i] for i in rows], prompt="passage",
+                                    batch_size=batch_size)
+            if at + piece < len(texts):
+                report(first + at + len(rows))
+        _save_npy_atomic(shard, vecs)
         parts.append(vecs)
-        elapsed = time.perf_counter() - start
-        rate = fresh_docs / elapsed if elapsed > 0 else 0.0
-        left = len(docs) - after
-        report_progress(BuildProgress("encode", after, len(docs), rate,
-                                      left / rate if rate > 0 else None, resumed_docs))
+        report(end)
     return np.vstack(parts).astype(np.float32, copy=False)
 
 

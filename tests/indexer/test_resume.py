@@ -83,3 +83,13 @@ def test_kill_9_mid_build_keeps_old_index_and_resumes(tmp_path, tiny_encoder, ti
     assert got[0] == want[0]
     np.testing.assert_allclose(got[1], want[1], rtol=0, atol=1e-6)
     assert got[2] == want[2]
+
+
+def test_progress_is_reported_within_a_shard(tmp_path, tiny_encoder, docs):
+    reports = []
+    build_index(docs, tmp_path / "index", model=tiny_encoder, preset="flat", batch_size=2,
+                shard_size=10_000, progress=reports.append)  # one shard, reports every 8 chunks
+    encode = [p for p in reports if p.stage == "encode"]
+    done = [p.done for p in encode]
+    assert len(encode) > 5 and done == sorted(done) and done[-1] == encode[-1].total == len(docs)
+    assert all(p.rate > 0 and p.eta_s is not None for p in encode if p.done < p.total)
