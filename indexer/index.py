@@ -50,6 +50,7 @@ class SemanticIndex:
         self.spec = Spec(manifest["preset"], manifest["faiss_spec"], manifest["knobs"])
         self._tombstones = np.asarray(db.tombstones(conn), dtype=np.int64)
         self._doc_cache: dict[int, str] = {}  # chunk id -> document id, filled as hits arrive
+        self._values: dict[tuple[str, int], list | None] = {}  # field_values of the published store
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
@@ -193,10 +194,16 @@ class SemanticIndex:
         types = self.field_types()
         if name not in types:
             raise unknown_field(name, types)
-        values = field_values(self.conn, name, limit)
-        if values is not None and types[name] == "bool":
-            return [bool(v) for v in values]
-        return values
+        key = (name, limit)
+        if self._dirty or key not in self._values:
+            values = field_values(self.conn, name, limit)
+            if values is not None and types[name] == "bool":
+                values = [bool(v) for v in values]
+            if self._dirty:
+                return values
+            self._values[key] = values  # a published store never changes: keep its values
+        values = self._values[key]
+        return list(values) if values is not None else None
 
     # -- search internals --------------------------------------------------------------------
     def _ranked(self, queries, want, mode, per_chunk, allowed, knobs, rrf_k, weights):
@@ -323,6 +330,7 @@ class SemanticIndex:
             self._staging = self.folder / f".staging-{uuid.uuid4().hex}.sqlite"
             self.conn = db.open_writable(self._staging, source=self.conn)
         self._dirty = True
+        self._values.clear()  # values kept from the published store no longer hold
         return self.conn
 
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,

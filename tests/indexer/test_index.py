@@ -82,10 +82,18 @@ def test_field_values_list_each_live_value_once(flat_index, tiny_encoder, docs):
     assert index.field_values("topic", limit=4) is None
     with pytest.raises(QueryError, match="unknown filter field 'colour'. Valid fields: flag"):
         index.field_values("colour")
+    queries = []
+    index.conn.set_trace_callback(queries.append)
+    index.field_values("group").append("z")  # a caller's copy: the cache stays as it was
+    assert index.field_values("group") == ["a", "b"] and not queries  # a page rerun reads no SQL
+    assert index.field_values("score") is None and not queries  # nor past the limit
+    index.conn.set_trace_callback(None)
     index.delete([d["id"] for d in docs if d["metadata"]["group"] == "b"])
     index.upsert([{"id": "x", "text": "odd one", "metadata": {"group": "c", "topic": [1, 2]}}])
     assert index.field_values("group") == ["a", "c"]  # deleted documents' values are gone
     assert index.field_values("topic") == [0, 1, 2, 3, 4]  # a list is no filterable value
+    index.save()
+    assert index.field_values("group") == ["a", "c"]  # not the values cached before the change
 
 
 @pytest.mark.parametrize("which", ["flat_index", "hnsw_index"])
