@@ -31,7 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from encoder.paths import bertscope_home  # noqa: E402
+from common import bertscope_home  # noqa: E402
 from indexer import Document, SemanticIndex, build_index, read_corpus  # noqa: E402
 from indexer.presets import (  # noqa: E402
     _find,

