@@ -3,7 +3,7 @@
     HF_HUB_OFFLINE=1 .venv/bin/python bench/retrieval.py [--models minilm,e5-multilingual]
 
 Indexes are built once (resumable) under $BERTSCOPE_HOME/bench/ (default ~/.cache/bertscope),
-then searched with the library; scores come from encoder.ir_metrics (BEIR / pytrec_eval
+then searched with the library; scores come from metrics.ir (BEIR / pytrec_eval
 definitions). Writes bench/results/retrieval.md and .json.
 """
 
@@ -20,9 +20,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from encoder.ir_metrics import evaluate_run, load_beir  # noqa: E402
-from encoder.paths import bertscope_home  # noqa: E402
+from common import bertscope_home  # noqa: E402
 from indexer import Document, SemanticIndex, build_index  # noqa: E402
+from metrics import evaluate_run, load_beir  # noqa: E402
 
 ANCHORS = "Published test-split anchors (BEIR): BM25 0.665, all-MiniLM-L6-v2 0.674, " \
           "BM25 + cross-encoder 0.688."

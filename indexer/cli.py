@@ -225,7 +225,7 @@ def cmd_compact(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from encoder.ir_metrics import evaluate_run, load_beir
+    from metrics import evaluate_run, load_beir
 
     from .index import SemanticIndex
 

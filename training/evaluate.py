@@ -2,7 +2,7 @@
 
 STS: Spearman/Pearson x 100 of cosine vs gold (see `sts.py`). BEIR: exact cosine search of the
 queries (model prompt "query") over the corpus (prompt "passage"), top 100, scored with
-`encoder.ir_metrics`, the same code as the indexer's `eval`.
+`metrics`, the same code as the indexer's `eval`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import TrainingError
-from .sts import StsResult, evaluate_sts, load_sts
+from .sts import StsResult, check_prompt, evaluate_sts, load_sts
 
 TOP_K = 100
 
@@ -55,6 +55,7 @@ def evaluate_model(
     batch_size: int = 64,
 ) -> EvalResults:
     """Score `model` (bundled name or folder) on each STS file and on the BEIR folder's `split`."""
+    check_prompt(prompt)
     data = [load_sts(path, role="--sts file") for path in sts]  # fail fast, before the model loads
     enc = _load(model)
     results = EvalResults(model=str(model))
@@ -67,7 +68,7 @@ def evaluate_model(
 
 def evaluate_beir(enc, folder: str | Path, split: str, *, batch_size: int = 64) -> dict:
     """nDCG@10, Recall@100, MRR@10 of exact cosine search with `enc` (an `encoder.Encoder`)."""
-    from encoder.ir_metrics import evaluate_run, load_beir
+    from metrics import evaluate_run, load_beir
 
     try:
         corpus, queries, qrels = load_beir(folder, split)

@@ -34,7 +34,7 @@ from .losses import LossSpec, check_loss_data, get_loss
 from .report import DEV_METRIC, model_card, plot_curve, read_log
 from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir, write_json
 from .siamese import build_siamese, check_pooling, freeze_word_embeddings
-from .sts import evaluate_sts, load_sts, prompt_prefix, sts_evaluator
+from .sts import check_prompt, evaluate_sts, load_sts, prompt_prefix, sts_evaluator
 
 log = logging.getLogger("bertscope.training")
 
@@ -70,6 +70,7 @@ def fit(
     """
     _check_numbers(config)
     check_pooling(config.pooling)
+    check_prompt(config.prompt)
     stages = [_prepare_stage(s, config) for s in config.stages]
     dev = load_sts(config.dev) if config.dev else None
     if dev is not None:

@@ -1,6 +1,6 @@
 """STS evaluation as the papers report it: Spearman (and Pearson) x 100 between the cosine of
-the two sentence embeddings and the gold score; for binary sets the gold is the 0/1 label
-(as C-MTEB does)."""
+the two sentence embeddings and the gold score (`metrics.sts`); for binary sets the gold is the
+0/1 label (as C-MTEB does)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from pathlib import Path
 
 from sentence_transformers import SentenceTransformer
 from sentence_transformers.sentence_transformer.evaluation import EmbeddingSimilarityEvaluator
+
+from common import prompt_prefix as _prefix
+from metrics import sts_scores
 
 from .data import LoadedData, load_pairs
 from .errors import TrainingError
@@ -29,11 +32,19 @@ class StsResult:
         return dict(self.__dict__)
 
 
+def check_prompt(prompt: str | None) -> None:
+    """A misspelled prompt stops here, before any model loads."""
+    try:
+        _prefix(None, prompt)
+    except ValueError as exc:
+        raise TrainingError(f"{exc} (on the command line: --prompt query, passage or none)"
+                            ) from exc
+
+
 def prompt_prefix(model: SentenceTransformer, prompt: str | None) -> str:
     """The text the model puts before inputs for `prompt` ("" when it defines none)."""
-    if prompt is None:
-        return ""
-    return (model.prompts or {}).get(prompt, "")
+    check_prompt(prompt)
+    return _prefix(model.prompts, prompt)
 
 
 def load_sts(path: str | Path, *, role: str = "dev set") -> LoadedData:
@@ -75,12 +86,19 @@ def evaluate_sts(
     prompt: str | None = "query",
     batch_size: int = 64,
 ) -> StsResult:
-    scores = sts_evaluator(data, model, name="sts", prompt=prompt, batch_size=batch_size)(model)
+    prefix = prompt_prefix(model, prompt)
+
+    def embed(texts) -> list:
+        return model.encode([prefix + t for t in texts], batch_size=batch_size,
+                            convert_to_numpy=True, show_progress_bar=False)
+
+    scores = sts_scores(embed(data.dataset["sentence1"]), embed(data.dataset["sentence2"]),
+                        list(data.dataset["score"]))
     return StsResult(
         path=data.path,
         kind=data.kind,
         pairs=len(data),
-        spearman=100 * float(scores["sts_spearman_cosine"]),
-        pearson=100 * float(scores["sts_pearson_cosine"]),
+        spearman=scores["spearman"],
+        pearson=scores["pearson"],
         bad_rows=len(data.bad_rows),
     )
