@@ -19,7 +19,6 @@ class EncoderInfo:
     languages: tuple[str, ...]
     pooling: str
     prompts: dict[str, str] = field(default_factory=dict)
-    has_mlm_head: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -36,14 +36,6 @@ class WordTrajectory:
             raise ValueError("need at least one pair of distinct contexts")
         return np.mean([self.cosine[:, i, j] for i, j in pairs], axis=0)
 
-    def separation(self, group_a: Sequence[int], group_b: Sequence[int]) -> np.ndarray:
-        """Per layer: how far the a–b similarity falls below the within-group similarity,
-        in units of what the layer leaves above its anisotropy baseline (0 = no sense split).
-        """
-        within = (self.mean_similarity(group_a, group_a) + self.mean_similarity(group_b, group_b))
-        between = self.mean_similarity(group_a, group_b)
-        return (within / 2 - between) / np.maximum(1 - self.baseline, 1e-6)
-
 
 def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> WordTrajectory:
     check_text(word, "word")

@@ -24,9 +24,13 @@ PINGGUO_COMPANY = [
 
 
 def sense_split(encoder, fruit, company, word):
+    """Per layer: how far the fruit-company similarity falls below the within-sense similarity,
+    in units of what the layer leaves above its anisotropy baseline (0 = no sense split)."""
     tr = encoder.word_trajectory(fruit + company, word)
     a, b = list(range(len(fruit))), list(range(len(fruit), len(fruit) + len(company)))
-    return tr, tr.separation(a, b)
+    within = (tr.mean_similarity(a, a) + tr.mean_similarity(b, b)) / 2
+    between = tr.mean_similarity(a, b)
+    return tr, (within - between) / np.maximum(1 - tr.baseline, 1e-6)
 
 
 @pytest.mark.slow
