@@ -11,8 +11,11 @@ Public surface (see indexer/README.md for the whole guide):
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
                  per_chunk=False, rrf_k=60, weights=(1.0, 1.0), **knobs)
         -> list[Hit] for one query, list[list[Hit]] for a list
-    index.stats() -> IndexStats; index.knobs; index.document(doc_id) -> Document; len(index)
+    index.stats() -> IndexStats; index.knobs; index.document(doc_id) -> Document;
+    index.documents(doc_ids) -> {doc_id: Document}; index.query_too_long(query); len(index)
     index.add(docs) / index.upsert(docs) / index.delete(ids) / index.compact(); index.save()
+        save() re-applies the changes over another writer's newer version, or raises
+        ConcurrentWriteError (both added the same document id)
     read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)
     default_index(out) -> SemanticIndex   # BBC News with minilm, built only when absent
     rrf(rankings, k=60, weights=None); PRESETS; MODES
@@ -24,6 +27,7 @@ from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .default import default_index
 from .documents import Document, Hit, SkippedRow
 from .errors import (
+    ConcurrentWriteError,
     CorpusError,
     CorruptIndexError,
     EncoderMismatchError,
@@ -41,6 +45,7 @@ __all__ = [
     "BuildProgress",
     "Chunk",
     "ChunkingConfig",
+    "ConcurrentWriteError",
     "CorpusError",
     "CorpusOptions",
     "CorpusReport",

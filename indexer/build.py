@@ -1,27 +1,28 @@
-"""Build an index from a corpus: read → chunk → encode (resumable shards) → FAISS + SQLite + BM25
-→ publish atomically. A build killed at any moment leaves the previous index as it was; a re-run
-reuses the shards already encoded and ends with the same content."""
+"""Build an index from a corpus: check the folder → read → chunk → encode (resumable shards) →
+FAISS + SQLite + BM25 → publish through the store. A build killed at any moment leaves the
+previous index as it was; a re-run reuses the shards already encoded and ends with the same
+content."""
 
 from __future__ import annotations
 
 import bisect
 import hashlib
-import os
-import shutil
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import faiss
 import numpy as np
 
-from . import db, storage
+from common import write_atomic
+
+from . import db, store
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .documents import Document
-from .errors import CorpusError
-from .index import SemanticIndex, now
+from .errors import ConcurrentWriteError, CorpusError
+from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
 
@@ -63,6 +64,7 @@ def build_index(
     from encoder import Encoder, load_encoder
 
     out = Path(out)
+    base = store.check_target(out)  # before anything is read, encoded or written
     report_progress = progress or (lambda p: None)
     chunking = chunking or ChunkingConfig()
     report_progress(BuildProgress("read", 0, 1))
@@ -78,33 +80,68 @@ def build_index(
     chunks = chunk_documents(enc, docs, chunking)
     report_progress(BuildProgress("chunk", len(docs), len(docs)))
 
-    with storage.writer_lock(out):
-        vectors = _encode_resumable(enc, docs, chunks, out, batch_size, shard_size,
+    work = _shards_folder(out, _shards_key(enc, chunks, shard_size, batch_size))
+    try:
+        vectors = _encode_resumable(enc, docs, chunks, work.path, batch_size, shard_size,
                                     report_progress)
-        report_progress(BuildProgress("index", 0, len(chunks)))
-        spec = spec_for(preset, len(chunks), enc.dim)
-        index = create(spec, enc.dim)
-        ids = np.arange(len(chunks), dtype=np.int64)
-        train_and_add(index, vectors, ids)
-        report_progress(BuildProgress("index", len(chunks), len(chunks)))
-
-        report_progress(BuildProgress("save", 0, 1))
-        staging = out / f".staging-{uuid.uuid4().hex}.sqlite"
-        conn = db.open_writable(staging)
-        db.insert_documents(conn, docs)
-        lex = [tokenize(c.encoded) for c in chunks]
-        db.insert_chunks(conn, ((i, c.doc_id, c.chunk_no, c.start, c.end, " ".join(t))
-                                for i, (c, t) in enumerate(zip(chunks, lex, strict=True))))
-        db.set_next_chunk_id(conn, len(chunks))
-        lexical = LexicalIndex.build(ids.tolist(), lex)
-        manifest = _manifest(enc, spec, chunking, report, source)
-        built = SemanticIndex(out, manifest, index, conn, lexical, encoder=enc)
-        built._staging, built._dirty = staging, True
-        built._publish()
-        for stale in out.glob(".build-*"):
-            shutil.rmtree(stale, ignore_errors=True)
+        built = _publish(out, base, enc, docs, chunks, vectors, preset, chunking, report,
+                         source, report_progress)
+    finally:
+        if any(work.path.glob("shard-*.npy")):
+            work.release()  # kept for a re-run until a build publishes
+        else:
+            work.discard()
+    store.remove_private(out, store.BUILD)
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built
+
+
+def _shards_folder(out: Path, key: str) -> store.Private:
+    try:
+        return store.Private(out / f"{store.BUILD}{key}")
+    except ConcurrentWriteError as exc:
+        raise ConcurrentWriteError(f"another build of the same corpus into {out} is running; "
+                                   "wait for it to finish") from exc
+
+
+def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, report,
+             source, report_progress) -> SemanticIndex:
+    """FAISS, SQLite and BM25 made in a staging folder and published as the next version."""
+    report_progress(BuildProgress("index", 0, len(chunks)))
+    spec = spec_for(preset, len(chunks), enc.dim)
+    index = create(spec, enc.dim)
+    ids = np.arange(len(chunks), dtype=np.int64)
+    train_and_add(index, vectors, ids)
+    report_progress(BuildProgress("index", len(chunks), len(chunks)))
+
+    report_progress(BuildProgress("save", 0, 1))
+    lex = [tokenize(c.encoded) for c in chunks]
+    lexical = LexicalIndex.build(ids.tolist(), lex)
+    staging = store.Staging(out)
+    try:
+        conn = db.open_writable(staging.file("sqlite"))
+        with db.transaction(conn):
+            db.insert_documents(conn, docs)
+            db.insert_chunks(conn, ((i, c.doc_id, c.chunk_no, c.start, c.end, " ".join(t))
+                                    for i, (c, t) in enumerate(zip(chunks, lex, strict=True))))
+            db.set_next_chunk_id(conn, len(chunks))
+        fields = _manifest(enc, spec, chunking, report, source)
+        fields.update(counts=db.counts(conn), metadata_fields=db.field_types(conn))
+        conn.close()
+        faiss.write_index(index, str(staging.file("faiss")))
+        lexical.save(staging.file("bm25"))
+        manifest, token = store.publish(out, staging, fields, base)
+    except store.StaleBase as exc:
+        staging.discard()
+        raise ConcurrentWriteError(
+            f"{out} changed while this build ran (another writer published); run the build "
+            "again: it reuses the vectors already encoded") from exc
+    except BaseException:
+        staging.discard()
+        raise
+    sqlite = out / manifest["files"]["sqlite"]["path"]
+    return SemanticIndex(store.Version(out, manifest, token, index, db.open_readonly(sqlite),
+                                       lexical), encoder=enc)
 
 
 def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
@@ -125,9 +162,9 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
 def _manifest(enc, spec, chunking: ChunkingConfig, report: CorpusReport, source: str) -> dict:
     from encoder import bundled_names
 
-    stamp = now()
+    stamp = store.now()
     return {
-        "format": storage.FORMAT, "format_version": storage.FORMAT_VERSION, "version": 0,
+        "format": store.FORMAT, "format_version": store.FORMAT_VERSION, "version": 0,
         "built_at": stamp, "updated_at": stamp,
         "encoder": {"name": enc.name, "load_as": enc.name if enc.name in bundled_names()
                     else str(enc.path), "fingerprint": enc.fingerprint, "info": enc.info.to_dict()},
@@ -139,15 +176,18 @@ def _manifest(enc, spec, chunking: ChunkingConfig, report: CorpusReport, source:
     }
 
 
-def _encode_resumable(enc, docs, chunks: list[Chunk], out: Path, batch_size: int,
-                      shard_size: int, report_progress) -> np.ndarray:
-    """Embed every chunk, shard by shard; finished shards are files a re-run reuses."""
+def _shards_key(enc, chunks: list[Chunk], shard_size: int, batch_size: int) -> str:
+    """Names the shard folder: the same encoder, settings and chunks find the same shards."""
     key = hashlib.blake2b(digest_size=10)
     key.update(f"{enc.fingerprint}|{shard_size}|{batch_size}".encode())
     for c in chunks:
         key.update(c.encoded.encode() + b"\x00")
-    work = out / f".build-{key.hexdigest()}"
-    work.mkdir(parents=True, exist_ok=True)
+    return key.hexdigest()
+
+
+def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: int,
+                      shard_size: int, report_progress) -> np.ndarray:
+    """Embed every chunk, shard by shard; finished shards are files a re-run reuses."""
     # documents finished once their last chunk is embedded
     pos = {d.id: i for i, d in enumerate(docs)}
     last_chunk = np.cumsum(np.bincount([pos[c.doc_id] for c in chunks], minlength=len(docs))) - 1
@@ -184,16 +224,8 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], out: Path, batch_size: int
                                     batch_size=batch_size)
             if at + piece < len(texts):
                 report(first + at + len(rows))
-        _save_npy_atomic(shard, vecs)
+        with write_atomic(shard) as fh:
+            np.save(fh, vecs, allow_pickle=False)
         parts.append(vecs)
         report(end)
     return np.vstack(parts).astype(np.float32, copy=False)
-
-
-def _save_npy_atomic(path: Path, array: np.ndarray) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.save(fh, array, allow_pickle=False)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)

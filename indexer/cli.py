@@ -242,7 +242,7 @@ def cmd_eval(args) -> int:
 
 def cmd_default(args) -> int:
     from .default import default_index
-    from .storage import MANIFEST
+    from .store import MANIFEST
 
     if (Path(args.out) / MANIFEST).exists():
         print(f"default index present at {args.out}")

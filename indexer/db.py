@@ -1,12 +1,15 @@
 """SQLite side of an index: documents (title, text, metadata JSON), chunks (offsets, lexical
-tokens), tombstones (chunk ids still in FAISS but dead) and a small key/value table."""
+tokens), tombstones (chunk ids still in FAISS but dead) and a small key/value table. Every SQL
+statement of the indexer lives in this module."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from .documents import Document
 
@@ -30,14 +33,27 @@ def open_readonly(path: Path) -> sqlite3.Connection:
 
 
 def open_writable(path: Path, source: sqlite3.Connection | None = None) -> sqlite3.Connection:
-    """A new working file, copied from `source` when given (copy-on-write of a published store)."""
-    conn = sqlite3.connect(str(path), check_same_thread=False)
+    """A private working file, copied from `source` when given (copy-on-write of a published
+    store). Autocommit: changes are grouped with `transaction`."""
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     if source is not None:
         source.backup(conn)
-    conn.executescript(SCHEMA)
-    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA journal_mode=MEMORY")  # ROLLBACK works; no journal file beside it
     conn.execute("PRAGMA synchronous=OFF")  # the file is fsynced once, at publication
+    conn.executescript(SCHEMA)
     return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """All of the block's changes, or none of them when it raises."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def next_chunk_id(conn: sqlite3.Connection) -> int:
@@ -84,6 +100,10 @@ def tombstones(conn: sqlite3.Connection) -> list[int]:
     return [r[0] for r in conn.execute("SELECT chunk_id FROM tombstones")]
 
 
+def clear_tombstones(conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM tombstones")
+
+
 def existing_ids(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[str]:
     out: list[str] = []
     for part in _parts(doc_ids):
@@ -104,10 +124,24 @@ def chunk_rows(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, 
     return out
 
 
-def document(conn: sqlite3.Connection, doc_id: str) -> Document | None:
-    row = conn.execute("SELECT title, text, metadata FROM documents WHERE doc_id=?",
-                       (doc_id,)).fetchone()
-    return Document(doc_id, row[1], row[0], json.loads(row[2])) if row else None
+def documents(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, Document]:
+    """{doc_id: Document} for the ids that exist."""
+    out: dict[str, Document] = {}
+    for part in _parts(doc_ids):
+        q = ("SELECT doc_id, title, text, metadata FROM documents "
+             f"WHERE doc_id IN ({','.join('?' * len(part))})")
+        for doc_id, title, text, meta in conn.execute(q, part):
+            out[doc_id] = Document(doc_id, text, title, json.loads(meta))
+    return out
+
+
+def doc_ids_of_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, str]:
+    """{chunk_id: doc_id} for live chunk ids."""
+    out: dict[int, str] = {}
+    for part in _parts([int(c) for c in chunk_ids]):
+        q = f"SELECT chunk_id, doc_id FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})"
+        out.update(conn.execute(q, part).fetchall())
+    return out
 
 
 def counts(conn: sqlite3.Connection) -> dict[str, int]:
@@ -127,6 +161,63 @@ def lexical_rows(conn: sqlite3.Connection) -> tuple[list[int], list[list[str]]]:
 
 def live_chunk_ids(conn: sqlite3.Connection) -> list[int]:
     return [r[0] for r in conn.execute("SELECT chunk_id FROM chunks ORDER BY chunk_id")]
+
+
+# -- metadata: field types, values, filters --------------------------------------------------
+JSON_TYPES = {"integer": "int", "real": "float", "text": "str", "true": "bool", "false": "bool"}
+SQL_OPERATORS = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
+def field_types(conn: sqlite3.Connection) -> dict[str, str]:
+    """{field: "str"|"int"|"float"|"bool"|"mixed"} over every document's metadata."""
+    seen: dict[str, set[str]] = {}
+    q = ("SELECT j.key, j.type FROM documents d, json_each(d.metadata) j "
+         "GROUP BY j.key, j.type")
+    for key, kind in conn.execute(q):
+        if kind in JSON_TYPES:
+            seen.setdefault(key, set()).add(JSON_TYPES[kind])
+    out = {}
+    for key, kinds in sorted(seen.items()):
+        if kinds == {"int", "float"}:
+            kinds = {"float"}
+        out[key] = kinds.pop() if len(kinds) == 1 else "mixed"
+    return out
+
+
+def _json_path(name: str) -> str:
+    """The SQLite JSON path of a top-level metadata key, quoted so any key name works."""
+    return "$." + '"' + str(name).replace('"', '\\"') + '"'
+
+
+def field_values(conn: sqlite3.Connection, name: str, limit: int) -> list[Any] | None:
+    """The distinct values of metadata field `name`, sorted; None when there are more than
+    `limit` of them."""
+    path = _json_path(name)
+    rows = conn.execute(
+        "SELECT DISTINCT json_extract(metadata, ?) FROM documents WHERE json_type(metadata, ?) "
+        f"IN ({','.join('?' * len(JSON_TYPES))}) LIMIT ?",
+        (path, path, *JSON_TYPES, limit + 1)).fetchall()
+    if len(rows) > limit:
+        return None
+    return sorted((r[0] for r in rows), key=lambda v: (type(v).__name__, v))
+
+
+def matching_chunks(conn: sqlite3.Connection, conditions: Sequence[tuple[str, str, list]]
+                    ) -> tuple[list[int], int]:
+    """(chunk ids of the documents whose metadata meet every (field, op, values) condition, how
+    many such documents). `op` is "in" or one of SQL_OPERATORS (one value)."""
+    clauses, params = [], []
+    for name, op, values in conditions:
+        column = "json_extract(d.metadata, ?)"
+        if op == "in":
+            clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+        else:
+            clauses.append(f"{column} {SQL_OPERATORS[op]} ?")
+        params.extend([_json_path(name), *values])
+    rows = conn.execute(
+        "SELECT c.chunk_id, c.doc_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
+        f"WHERE {' AND '.join(clauses)}", params).fetchall()
+    return [r[0] for r in rows], len({r[1] for r in rows})
 
 
 def _parts(items: Sequence, size: int = 900):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .documents import Document
 from .errors import CorpusError
-from .storage import MANIFEST
+from .store import MANIFEST
 
 
 def bbc_news_folder() -> Path:

@@ -18,4 +18,10 @@ class EncoderMismatchError(IndexerError):
 
 
 class CorruptIndexError(IndexerError):
-    """A file of the index is missing, truncated or fails its checksum."""
+    """A file of the index is missing, empty, truncated, unreadable or fails its checksum, or
+    its manifest is damaged or from a newer BERTScope; the message names the file."""
+
+
+class ConcurrentWriteError(IndexerError):
+    """Another writer changed the index in a way this one's changes cannot be re-applied over
+    (or kept publishing): reopen the index and apply the changes again."""

@@ -1,56 +1,21 @@
 """Metadata filters: `{field: value}` (equality), `{field: {"in": [...]}}`, numeric ranges
 `{field: {"gte": a, "lt": b}}` (also `gt`, `lte`, `eq`); fields combine with AND. Validated
-against the index's field types, compiled to SQL over the documents' metadata JSON."""
+against the index's field types into plain conditions that `db.matching_chunks` runs."""
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from .errors import QueryError
 
-OPERATORS = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+OPERATORS = ("eq", "gt", "gte", "lt", "lte")
 RANGE = ("gt", "gte", "lt", "lte")
-SQLITE_TYPES = {"integer": "int", "real": "float", "text": "str", "true": "bool", "false": "bool"}
-
-
-def field_types(conn: sqlite3.Connection) -> dict[str, str]:
-    """{field: "str"|"int"|"float"|"bool"|"mixed"} over every document's metadata."""
-    seen: dict[str, set[str]] = {}
-    q = ("SELECT j.key, j.type FROM documents d, json_each(d.metadata) j "
-         "GROUP BY j.key, j.type")
-    for key, kind in conn.execute(q):
-        if kind in SQLITE_TYPES:
-            seen.setdefault(key, set()).add(SQLITE_TYPES[kind])
-    out = {}
-    for key, kinds in sorted(seen.items()):
-        if kinds == {"int", "float"}:
-            kinds = {"float"}
-        out[key] = kinds.pop() if len(kinds) == 1 else "mixed"
-    return out
+Condition = tuple[str, str, list]  # (field, "in" | one of OPERATORS, values)
 
 
 def unknown_field(name: str, types: dict[str, str]) -> QueryError:
     valid = ", ".join(types) or "none (this index has no metadata)"
     return QueryError(f"unknown filter field {name!r}. Valid fields: {valid}")
-
-
-def json_path(name: str) -> str:
-    """The SQLite JSON path of a top-level metadata key, quoted so any key name works."""
-    return "$." + '"' + str(name).replace('"', '\\"') + '"'
-
-
-def field_values(conn: sqlite3.Connection, name: str, limit: int) -> list[Any] | None:
-    """The distinct values of metadata field `name`, sorted; None when there are more than
-    `limit` of them (a free-text field, say), so callers can offer a list only where it is short."""
-    path = json_path(name)
-    rows = conn.execute(
-        "SELECT DISTINCT json_extract(metadata, ?) FROM documents WHERE json_type(metadata, ?) "
-        f"IN ({','.join('?' * len(SQLITE_TYPES))}) LIMIT ?",
-        (path, path, *SQLITE_TYPES, limit + 1)).fetchall()
-    if len(rows) > limit:
-        return None
-    return sorted((r[0] for r in rows), key=lambda v: (type(v).__name__, v))
 
 
 def _check_value(name: str, kind: str, value: Any) -> Any:
@@ -63,18 +28,15 @@ def _check_value(name: str, kind: str, value: Any) -> Any:
     return int(value) if isinstance(value, bool) else value  # JSON true/false read as 1/0
 
 
-def compile_filter(spec: dict[str, Any], types: dict[str, str]) -> tuple[str, list[Any]]:
-    """(SQL condition on `d.metadata`, parameters); raises `QueryError` naming what is wrong."""
+def compile_filter(spec: dict[str, Any], types: dict[str, str]) -> list[Condition]:
+    """The conditions of `spec`; raises `QueryError` naming what is wrong."""
     if not isinstance(spec, dict) or not spec:
         raise QueryError("a filter is a non-empty dict like {'category': 'tech'}")
-    clauses: list[str] = []
-    params: list[Any] = []
+    out: list[Condition] = []
     for name, cond in spec.items():
         if name not in types:
             raise unknown_field(name, types)
         kind = types[name]
-        path = json_path(name)
-        column = "json_extract(d.metadata, ?)"
         if not isinstance(cond, dict):
             cond = {"eq": cond}
         if not cond:
@@ -83,24 +45,12 @@ def compile_filter(spec: dict[str, Any], types: dict[str, str]) -> tuple[str, li
             if op == "in":
                 if not isinstance(value, (list, tuple, set)) or not value:
                     raise QueryError(f"'in' on {name!r} takes a non-empty list of values")
-                values = [_check_value(name, kind, v) for v in value]
-                clauses.append(f"{column} IN ({','.join('?' * len(values))})")
-                params.extend([path, *values])
+                out.append((name, "in", [_check_value(name, kind, v) for v in value]))
             elif op in OPERATORS:
                 if op in RANGE and kind not in ("int", "float"):
                     raise QueryError(f"range '{op}' needs a numeric field; {name!r} holds {kind}")
-                clauses.append(f"{column} {OPERATORS[op]} ?")
-                params.extend([path, _check_value(name, kind, value)])
+                out.append((name, op, [_check_value(name, kind, value)]))
             else:
                 raise QueryError(f"Invalid filter operator {op!r} on {name!r}. "
                                  f"Valid: in, {', '.join(OPERATORS)}")
-    return " AND ".join(clauses), params
-
-
-def matching_chunks(conn: sqlite3.Connection, spec: dict, types: dict[str, str]):
-    """(chunk ids of documents that pass, number of such documents)."""
-    where, params = compile_filter(spec, types)
-    rows = conn.execute(
-        f"SELECT c.chunk_id, c.doc_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
-        f"WHERE {where}", params).fetchall()
-    return [r[0] for r in rows], len({r[1] for r in rows})
+    return out

@@ -32,3 +32,18 @@ class IndexStats:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int]) -> IndexStats:
+    """The stats of manifest `m` with the store's live `counts`."""
+    return IndexStats(
+        path=path, documents=counts["documents"], chunks=counts["chunks"],
+        tombstones=counts["tombstones"], model=m["encoder"]["name"],
+        fingerprint=m["encoder"]["fingerprint"], preset=m["preset"],
+        faiss_spec=m["faiss_spec"], dim=m["dim"],
+        size_bytes=sum(e["bytes"] for e in m["files"].values()),
+        built_at=m["built_at"], updated_at=m["updated_at"], version=m["version"],
+        duplicates=m["duplicates"], skipped=[SkippedRow(**s) for s in m["skipped"]],
+        metadata_fields=dict(m["metadata_fields"]), chunking=dict(m["chunking"]),
+        knobs=dict(knobs), source=m.get("source", ""),
+    )

@@ -17,6 +17,18 @@ def shared_data_dir() -> Path:
     return Path(os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" / "data"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread():
+    """One torch thread: on a shared 2-core machine more threads spin against each other and
+    make small models many times slower (measured: a tiny BERT query 12 ms vs 356 ms)."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     path = shared_data_dir()

@@ -94,8 +94,8 @@ def index_root(tmp_path_factory) -> Path:
     build_index(DOCS, root / "a-news", model="minilm", preset="flat")
     broken = root / "z-broken"
     shutil.copytree(root / "a-news", broken)
-    faiss_file = next(broken.glob("*.faiss"))
-    faiss_file.write_bytes(faiss_file.read_bytes()[:100])  # truncated: fails its checksum
+    faiss_file = next(broken.glob("v*/vectors.faiss"))
+    faiss_file.write_bytes(faiss_file.read_bytes()[:100])  # truncated: the wrong size
     return root
 
 

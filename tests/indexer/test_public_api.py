@@ -1,16 +1,24 @@
 """The indexer's public surface is deliberate: this pins it."""
 
+import inspect
+
 import indexer
 
 
 def test_public_api_is_pinned():
     assert sorted(indexer.__all__) == sorted([
-        "MODES", "PRESETS", "BuildProgress", "Chunk", "ChunkingConfig", "CorpusError",
-        "CorpusOptions", "CorpusReport", "CorruptIndexError", "Document",
+        "MODES", "PRESETS", "BuildProgress", "Chunk", "ChunkingConfig", "ConcurrentWriteError",
+        "CorpusError", "CorpusOptions", "CorpusReport", "CorruptIndexError", "Document",
         "EncoderMismatchError", "Hit", "IndexStats", "IndexerError", "QueryError",
         "SemanticIndex", "SkippedRow", "build_index", "chunk_documents", "default_index",
         "read_corpus", "rrf",
     ])
-    for name in indexer.__all__:
-        assert getattr(indexer, name) is not None
+    errors = [n for n in indexer.__all__ if n.endswith("Error")]
+    assert all(issubclass(getattr(indexer, n), indexer.IndexerError) for n in errors)
+    functions = ["build_index", "chunk_documents", "default_index", "read_corpus", "rrf"]
+    assert all(inspect.isfunction(getattr(indexer, n)) for n in functions)
+    classes = set(indexer.__all__) - set(errors) - set(functions) - {"MODES", "PRESETS"}
+    assert all(inspect.isclass(getattr(indexer, n)) for n in classes)
     assert indexer.PRESETS == ("flat", "hnsw", "ivf", "ivfpq", "sq8", "auto")
+    assert indexer.MODES == ("dense", "lexical", "hybrid")
+    assert not hasattr(indexer.SemanticIndex, "build")  # build_index is the one way to build

@@ -34,18 +34,6 @@ NLI_ROWS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Training tests run with one torch thread: on a shared 2-core machine, more threads spin
-    against each other and make the small models several times slower."""
-    import torch
-
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
-
 @pytest.fixture
 def jsonl():
     """`jsonl(path, rows)` writes rows as JSON lines and returns the path."""

@@ -1,0 +1,174 @@
+"""`WorkingCopy`: a writer's private copy of one published version. SQLite is copied into the
+writer's staging folder and changed there, in transactions; the FAISS index is changed in
+memory, as the last step of each transaction, so a failure in either half leaves both as they
+were. Every change is logged, with its vectors, so that the same changes can be made again on a
+newer version when another writer publishes first."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from . import db
+from .chunking import Chunk
+from .documents import Document
+from .errors import ConcurrentWriteError
+from .lexical import LexicalIndex, tokenize
+from .presets import Spec, create, train_and_add
+from .store import Staging
+
+
+class WorkingCopy:
+    def __init__(self, folder: Path, source: sqlite3.Connection, vectors: faiss.Index,
+                 spec: Spec, dim: int) -> None:
+        self.staging = Staging(folder)
+        self._conn: sqlite3.Connection | None = db.open_writable(self.staging.file("sqlite"),
+                                                                 source=source)
+        self.vectors = vectors  # the loaded version's index, changed in place from now on
+        self.spec = spec
+        self.dim = dim
+        # ("add" | "upsert", (docs, chunks, vectors)), ("delete", ids found), ("compact", None)
+        self.log: list[tuple[str, object]] = []
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:  # closed by `stage`; a failed publish goes on from here
+            self._conn = db.open_writable(self.staging.file("sqlite"))
+        return self._conn
+
+    # -- changes -------------------------------------------------------------------------------
+    def add(self, docs: list[Document], chunks: list[Chunk], vectors: np.ndarray) -> int:
+        """Add new documents with their chunks' vectors; ids already present are refused."""
+        self._change([], docs, chunks, vectors, new_only=True)
+        self.log.append(("add", (docs, chunks, vectors)))
+        return len(chunks)
+
+    def upsert(self, docs: list[Document], chunks: list[Chunk], vectors: np.ndarray) -> int:
+        """Add documents, replacing those with the same ids, in one step."""
+        self._change([d.id for d in docs], docs, chunks, vectors, new_only=False)
+        self.log.append(("upsert", (docs, chunks, vectors)))
+        return len(chunks)
+
+    def delete(self, doc_ids: Sequence[str]) -> list[str]:
+        """Delete the documents that exist among `doc_ids`; returns their ids."""
+        found = self._change(list(doc_ids), [], [], np.empty((0, self.dim), np.float32), False)
+        if found:
+            self.log.append(("delete", found))
+        return found
+
+    def _change(self, delete: list[str], docs: list[Document], chunks: list[Chunk],
+                vectors: np.ndarray, new_only: bool) -> list[str]:
+        """Delete `delete` (those present), then add `docs`: SQL in one transaction, FAISS
+        last inside it, so that a failure anywhere leaves SQLite and FAISS as they were."""
+        with db.transaction(self.conn) as conn:
+            found = db.existing_ids(conn, delete) if delete else []
+            old = np.asarray(db.chunk_ids_of(conn, found), dtype=np.int64)
+            if found:
+                db.delete_documents(conn, found)
+                if not _removable(self.spec):  # HNSW / refine cannot remove: tombstones,
+                    db.add_tombstones(conn, old)  # filtered out at search time
+            new = np.empty(0, dtype=np.int64)
+            if docs:
+                taken = db.existing_ids(conn, [d.id for d in docs]) if new_only else []
+                if taken:
+                    raise ValueError(f"{len(taken)} document ids already exist (e.g. "
+                                     f"{taken[0]!r}): use upsert() to replace them")
+                first = db.next_chunk_id(conn)
+                new = np.arange(first, first + len(chunks), dtype=np.int64)
+                db.insert_documents(conn, docs)
+                db.insert_chunks(conn, ((int(i), c.doc_id, c.chunk_no, c.start, c.end,
+                                         " ".join(tokenize(c.encoded)))
+                                        for i, c in zip(new, chunks, strict=True)))
+                db.set_next_chunk_id(conn, first + len(chunks))
+            before = self.vectors.ntotal
+            try:
+                if len(new):
+                    train_and_add(self.vectors, vectors, new)
+                if len(old) and _removable(self.spec):
+                    _remove(self.vectors, old)
+            except BaseException:
+                if self.vectors.ntotal > before:
+                    _forget(self.vectors, new)
+                raise
+        return found
+
+    def compact(self) -> int:
+        """Rebuild the FAISS index from live vectors, dropping tombstones; returns how many."""
+        dropped = len(self.tombstones())
+        if not dropped:
+            return 0
+        live = np.asarray(db.live_chunk_ids(self.conn), dtype=np.int64)
+        vecs = np.vstack([self.vectors.reconstruct(int(i)) for i in live]) if len(live) else \
+            np.empty((0, self.dim), dtype=np.float32)
+        fresh = create(self.spec, self.dim)
+        if len(live):
+            train_and_add(fresh, vecs, live)
+        with db.transaction(self.conn) as conn:
+            db.clear_tombstones(conn)
+        self.vectors = fresh
+        self.log.append(("compact", None))
+        return dropped
+
+    def tombstones(self) -> np.ndarray:
+        return np.asarray(db.tombstones(self.conn), dtype=np.int64)
+
+    def replay(self, other: WorkingCopy) -> None:
+        """Make this copy's changes again on `other` (a copy of a newer version)."""
+        for kind, arg in self.log:
+            if kind == "delete":
+                other.delete(arg)
+            elif kind == "compact":
+                other.compact()
+            elif kind == "upsert":
+                other.upsert(*arg)
+            else:
+                taken = db.existing_ids(other.conn, [d.id for d in arg[0]])
+                if taken:
+                    raise ConcurrentWriteError(
+                        f"another writer added document {taken[0]!r} to "
+                        f"{other.staging.path.parent} meanwhile ({len(taken)} such ids); nothing "
+                        "was saved: reopen the index and apply the changes again (upsert() "
+                        "replaces documents)")
+                other.add(*arg)
+
+    # -- publication -------------------------------------------------------------------------
+    def stage(self, lexical: LexicalIndex) -> None:
+        """Write the FAISS and BM25 files beside the SQLite copy, and close the copy."""
+        faiss.write_index(self.vectors, str(self.staging.file("faiss")))
+        bm25 = self.staging.file("bm25")
+        if bm25.exists():  # from an earlier save that failed
+            shutil.rmtree(bm25)
+        lexical.save(bm25)
+        self.close()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            conn.close()
+
+    def discard(self) -> None:
+        self.close()
+        self.staging.discard()
+
+
+def _removable(spec: Spec) -> bool:
+    return spec.preset not in ("hnsw", "ivfpq")
+
+
+def _remove(index: faiss.Index, ids: np.ndarray) -> None:
+    removed = index.remove_ids(faiss.IDSelectorBatch(np.asarray(ids, dtype=np.int64)))
+    assert removed == len(ids), (removed, len(ids))
+
+
+def _forget(index: faiss.Index, ids: np.ndarray) -> None:
+    """Undo a failed add. Where the index cannot remove (HNSW), the vectors stay unreachable:
+    search keeps only chunks the store knows, and `compact` drops them."""
+    try:
+        index.remove_ids(faiss.IDSelectorBatch(np.asarray(ids, dtype=np.int64)))
+    except RuntimeError:
+        pass

@@ -1,0 +1,188 @@
+"""`Searcher`: dense (FAISS), lexical (BM25) and hybrid (rank fusion) search, with metadata
+filters, over one state of an index. Hits are per document (its best chunk) unless per chunk."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import faiss
+import numpy as np
+
+from . import db
+from .documents import Hit
+from .errors import QueryError
+from .filters import compile_filter
+from .fusion import rrf
+from .lexical import LexicalIndex
+from .presets import Spec, check_knobs, exhaustive_knobs, search_params
+
+MODES = ("dense", "lexical", "hybrid")
+Ranked = list[tuple[int, float]]  # (chunk id, score), best first
+
+
+class Searcher:
+    """Search over `vectors` + `conn` (+ BM25, built lazily by `lexical`). `encode` embeds
+    queries; `tombstones` are chunk ids still in FAISS but deleted."""
+
+    def __init__(self, vectors: faiss.Index, conn: sqlite3.Connection, spec: Spec,
+                 tombstones: np.ndarray, lexical: Callable[[], LexicalIndex],
+                 encode: Callable[[list[str]], np.ndarray],
+                 field_types: Callable[[], dict[str, str]]) -> None:
+        self.vectors = vectors
+        self.conn = conn
+        self.spec = spec
+        self.tombstones = tombstones
+        self._lexical = lexical
+        self._encode = encode
+        self._field_types = field_types
+        self._doc_of: dict[int, str] = {}  # chunk id -> document id, filled as hits arrive
+
+    def search(self, queries: str | Sequence[str], k: int, *, mode: str,
+               filter: dict[str, Any] | None, per_chunk: bool, rrf_k: int,  # noqa: A002
+               weights: tuple[float, float], knobs: dict[str, int]
+               ) -> list[Hit] | list[list[Hit]]:
+        single = isinstance(queries, str)
+        items = check_queries([queries] if single else queries)
+        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+            raise QueryError(f"k must be a positive integer, got {k!r}")
+        if mode not in MODES:
+            raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
+        try:
+            knobs = check_knobs(self.spec, knobs)
+        except ValueError as exc:
+            raise QueryError(str(exc)) from exc
+        counts = db.counts(self.conn)
+        allowed, n_docs = None, counts["documents"]
+        if filter is not None:
+            allowed, n_docs = db.matching_chunks(self.conn,
+                                                 compile_filter(filter, self._field_types()))
+        n_chunks = len(allowed) if allowed is not None else counts["chunks"]
+        want = min(k, n_chunks if per_chunk else n_docs)
+        if want == 0:
+            results: list[list[Hit]] = [[] for _ in items]
+        else:
+            ranked = self._ranked(items, want, mode, per_chunk, allowed, knobs, rrf_k, weights)
+            results = [self._hits(r) for r in ranked]
+        return results[0] if single else results
+
+    def _ranked(self, queries, want, mode, per_chunk, allowed, knobs, rrf_k, weights):
+        if mode == "dense":
+            return self._dense(queries, want, per_chunk, allowed, knobs)
+        if mode == "lexical":
+            return self._lexical_search(queries, want, per_chunk, allowed)
+        depth = max(4 * want, 100)
+        dense = self._dense(queries, depth, per_chunk, allowed, knobs, strict=False)
+        lexical = self._lexical_search(queries, depth, per_chunk, allowed)
+        out = []
+        for d, lx in zip(dense, lexical, strict=True):
+            best: dict[Any, int] = {}
+            for cid, _ in lx + d:  # dense wins the representative chunk (iterated last)
+                best[self._group_key(cid, per_chunk)] = cid
+            fused = rrf([[self._group_key(c, per_chunk) for c, _ in d],
+                         [self._group_key(c, per_chunk) for c, _ in lx]], k=rrf_k, weights=weights)
+            out.append([(best[key], score) for key, score in fused[:want]])
+        return out
+
+    def _group_key(self, chunk_id: int, per_chunk: bool):
+        return chunk_id if per_chunk else self._doc_of[chunk_id]
+
+    def _group(self, ranked: Ranked, want: int, per_chunk: bool) -> Ranked:
+        """Best chunk per document (or chunks as they come), at most `want`."""
+        docs = self._docs_for([c for c, _ in ranked])
+        out, seen = [], set()
+        for cid, score in ranked:
+            key = cid if per_chunk else docs.get(cid)
+            if key is None or key in seen:
+                continue  # a chunk that is no longer live
+            seen.add(key)
+            out.append((cid, score))
+            if len(out) == want:
+                break
+        return out
+
+    def _docs_for(self, chunk_ids: Sequence[int]) -> dict[int, str]:
+        missing = [c for c in chunk_ids if c not in self._doc_of]
+        if missing:
+            self._doc_of.update(db.doc_ids_of_chunks(self.conn, missing))
+        return {c: self._doc_of[c] for c in chunk_ids if c in self._doc_of}
+
+    def _dense(self, queries, want, per_chunk, allowed, knobs, strict=True) -> list[Ranked]:
+        """FAISS search with adaptive over-fetch: grow the fetch, then exhaustive knobs, until
+        each query has `want` documents (or everything that can match has been seen)."""
+        qv = self._encode(list(queries))  # (Q, dim) unit rows
+        ntotal = int(self.vectors.ntotal)
+        sel = self._selector(allowed)
+        fetch = min(ntotal, want if per_chunk else max(4 * want, 16))
+        exhaustive = False
+        out: list[Ranked | None] = [None] * len(queries)
+        pending = list(range(len(queries)))
+        while pending and fetch > 0:
+            params = search_params(self.spec, exhaustive_knobs(self.spec, self.vectors)
+                                   if exhaustive else knobs, sel, self.vectors)
+            scores, ids = self.vectors.search(qv[pending], fetch, params=params)
+            still = []
+            for row, q in enumerate(pending):
+                ranked = [(int(c), float(s)) for c, s in zip(ids[row], scores[row], strict=True)
+                          if c >= 0]
+                out[q] = self._group(ranked, want, per_chunk)
+                if len(out[q]) < want:
+                    still.append(q)
+            pending = still
+            if not pending or not strict and fetch >= min(ntotal, 4 * want):
+                break
+            if fetch < ntotal:
+                fetch = min(ntotal, fetch * 4)
+            elif not exhaustive and self.spec.knobs:
+                exhaustive = True
+            else:
+                break
+        return [r or [] for r in out]
+
+    def _selector(self, allowed: list[int] | None):
+        if allowed is not None:
+            return faiss.IDSelectorBatch(np.asarray(allowed, dtype=np.int64))
+        if len(self.tombstones):
+            batch = faiss.IDSelectorBatch(self.tombstones)
+            sel = faiss.IDSelectorNot(batch)
+            sel._batch = batch  # keep alive
+            return sel
+        return None
+
+    def _lexical_search(self, queries, want, per_chunk, allowed) -> list[Ranked]:
+        lexical = self._lexical()
+        fetch = min(len(lexical), want if per_chunk else max(4 * want, 16))
+        allowed_set = set(allowed) if allowed is not None else None
+        out: list[Ranked] = []
+        for query in queries:
+            n = fetch
+            while True:
+                ranked = lexical.search([query], n, allowed_set)[0]
+                grouped = self._group(ranked, want, per_chunk)
+                if len(grouped) >= want or len(ranked) < n or n >= len(lexical):
+                    break
+                n = min(len(lexical), n * 4)
+            out.append(grouped)
+        return out
+
+    def _hits(self, ranked: Ranked) -> list[Hit]:
+        rows = db.chunk_rows(self.conn, [c for c, _ in ranked])
+        hits = []
+        for rank, (cid, score) in enumerate(ranked, start=1):
+            doc_id, start, end, title, text, meta = rows[cid]
+            hits.append(Hit(doc_id, cid, score, rank, text[start:end], title, start, end,
+                            json.loads(meta)))
+        return hits
+
+
+def check_queries(queries: Sequence[str]) -> list[str]:
+    if not isinstance(queries, (list, tuple)) or not queries:
+        raise QueryError("queries must be a string or a non-empty list of strings")
+    for q in queries:
+        if not isinstance(q, str):
+            raise QueryError(f"a query must be a string, got {type(q).__name__}")
+        if not q.strip():
+            raise QueryError("empty query: type some words to search for")
+    return list(queries)

@@ -1,0 +1,39 @@
+"""The index folder on disk: versions, locks and publishing. No other module reads or writes
+the files of an index folder.
+
+    manifest.json        format, version, encoder, FAISS spec, counts, files with checksums
+    v000007-<tag>/       one version: vectors.faiss, store.sqlite, bm25/
+    .write.lock          held briefly by whoever publishes or makes a private folder
+    .staging-<tag>/      a writer's next version while it is made (its own .lock held)
+    .build-<key>/        a build's encoded shards, reused by a re-run (its own .lock held)
+
+`publish` checksums and fsyncs a staged version, then under the write lock checks that the
+manifest is still the one its writer started from (`StaleBase` otherwise), renames the staged
+folder to the next version's name, switches `manifest.json` atomically (the last step), and
+removes versions older than the previous one (readers may still be opening it) and folders of
+writers that died. A reader sees the old or the new version whole; a writer killed at any point
+leaves the old version current. Indexes from before version folders (`vectors-<v>.faiss`,
+`store-<v>.sqlite`, `bm25-<v>/` beside the manifest) open the same way.
+"""
+
+from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, now, read_manifest
+from .publishing import BUILD, Private, Staging, StaleBase, publish, remove_private
+from .target import check_target
+from .version import Version, open_version
+
+__all__ = [
+    "BUILD",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "MANIFEST",
+    "Private",
+    "StaleBase",
+    "Staging",
+    "Version",
+    "check_target",
+    "now",
+    "open_version",
+    "publish",
+    "read_manifest",
+    "remove_private",
+]

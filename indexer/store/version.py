@@ -1,0 +1,105 @@
+"""Open one published version: read the manifest, check each file's size and checksum, load
+FAISS, SQLite and BM25. Any damage is a `CorruptIndexError` naming the file; a version pruned
+by a writer while it was being read is read again from the newer manifest."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import faiss
+
+from common import file_checksum
+
+from .. import db
+from ..errors import CorruptIndexError
+from ..lexical import LexicalIndex
+from .manifest import ROLES, entry_path, read_manifest, read_raw, rebuild_hint, token
+
+RETRIES = 20
+LEGACY_CHECKSUM = "blake2b-160"  # manifests written before entries named their algorithm
+
+
+@dataclass
+class Version:
+    """One published version, loaded. `token` identifies it: a save starting from it publishes
+    only while the folder's manifest still has this token."""
+
+    folder: Path
+    manifest: dict
+    token: str | None
+    vectors: faiss.Index
+    conn: sqlite3.Connection
+    lexical: LexicalIndex | None  # None: rebuilt from the store when needed
+
+
+class _Moved(Exception):
+    """A file vanished or changed while it was read: the folder may have a newer version."""
+
+
+def open_version(folder: str | Path, *, verify: bool = True) -> Version:
+    """The current version at `folder`. `verify` checks every file's checksum (sizes always)."""
+    folder = Path(folder)
+    for _ in range(RETRIES):
+        manifest, tok = read_manifest(folder)
+        try:
+            return Version(folder, manifest, tok, *_load(folder, manifest, verify))
+        except (_Moved, CorruptIndexError) as exc:
+            if token(read_raw(folder)) != tok:
+                continue  # a writer published (and pruned) meanwhile: read the new version
+            if isinstance(exc, CorruptIndexError):
+                raise
+            raise CorruptIndexError(f"{exc}: the index is damaged; {rebuild_hint(folder)}"
+                                    ) from exc
+    raise CorruptIndexError(f"{folder} kept changing while it was opened ({RETRIES} versions); "
+                            "try again")
+
+
+def _load(folder: Path, manifest: dict, verify: bool):
+    paths = {role: entry_path(folder, role, manifest["files"][role]) for role in ROLES}
+    for role, path in paths.items():
+        check_file(folder, role, path, manifest["files"][role], verify)
+    conn = _read(folder, "sqlite", paths["sqlite"], db.open_readonly)
+    vectors = _read(folder, "faiss", paths["faiss"], lambda p: faiss.read_index(str(p)))
+    lexical = _read(folder, "bm25", paths["bm25"], LexicalIndex.load)
+    return vectors, conn, lexical
+
+
+def check_file(folder: Path, role: str, path: Path, entry: dict, verify: bool) -> None:
+    """`path` exists with the size the manifest gives, and (with `verify`) its checksum."""
+    if not path.exists():
+        raise _Moved(f"{path} ({role}) is missing")
+    try:
+        size = size_of(path)
+        if size != entry["bytes"]:
+            what = "empty" if size == 0 else f"{size:,} bytes where the manifest says " \
+                f"{entry['bytes']:,}"
+            raise CorruptIndexError(f"{path} ({role}) is {what}: the file is damaged; "
+                                    f"{rebuild_hint(folder)}")
+        if verify:
+            algorithm = entry.get("algorithm", LEGACY_CHECKSUM)
+            if file_checksum(path, algorithm) != entry["checksum"]:
+                raise CorruptIndexError(
+                    f"{path} ({role}) fails its checksum: the file is damaged; "
+                    f"{rebuild_hint(folder)} (or restore it from a backup)")
+    except FileNotFoundError as exc:
+        raise _Moved(f"{path} ({role}) is missing") from exc
+
+
+def size_of(path: Path) -> int:
+    """Bytes of a file, or of every file below a folder."""
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size
+
+
+def _read(folder: Path, role: str, path: Path, load):
+    try:
+        return load(path)
+    except FileNotFoundError as exc:
+        raise _Moved(f"{path} ({role}) is missing") from exc
+    except Exception as exc:  # each library fails its own way; what matters is which file
+        raise CorruptIndexError(
+            f"{path} ({role}) cannot be read ({type(exc).__name__}: {str(exc)[:200]}): the file "
+            f"is damaged; {rebuild_hint(folder)}") from exc
