@@ -1,52 +1,74 @@
-"""Readers and a writer at once: a process saving new versions while this one opens and
-searches never makes a reader fail or see a mix of two versions."""
+"""Readers and writers at once, step by step: a reader that opens the index at any line of a
+save (or a build over the index) gets the old or the new version, whole; a reader whose version
+is pruned while it opens it reads the newer one."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-from indexer import SemanticIndex
+import pytest
+from stepping import run_stepwise
 
-REPO = Path(__file__).resolve().parents[2]
-WRITER = """
-import sys
-from indexer import SemanticIndex
-path, n = sys.argv[1], int(sys.argv[2])
-for i in range(n):
-    index = SemanticIndex.open(path)
-    index.delete([f"d{i:03d}"])
-    index.save()
-print("done", flush=True)
-"""
+import common.atomic
+import indexer.store.publishing
+import indexer.store.version
+from indexer import SemanticIndex, build_index
+
+# where a save changes the folder; every line before is private to the writer
+TRACED = [indexer.store.publishing.__file__, common.atomic.__file__]
 
 
-def test_reader_during_concurrent_saves_never_errors(flat_index, tiny_encoder, docs, tmp_path):
-    saves = 25
-    script = tmp_path / "writer.py"
-    script.write_text(WRITER)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
-    writer = subprocess.Popen([sys.executable, str(script), str(flat_index), str(saves)],
-                              env=env, cwd=tmp_path, stdout=subprocess.PIPE, text=True)
-    all_ids = [d["id"] for d in docs]
-    seen_versions: set[int] = set()
-    reads = 0
-    deadline = time.monotonic() + 300
-    while writer.poll() is None and time.monotonic() < deadline:
-        index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+def _reader_check(path: Path, encoder, expected: dict[int, set[str]], seen: set[int]):
+    def check(step: int) -> None:
+        index = SemanticIndex.open(path, encoder=encoder)
         version = index.stats().version
-        found = {h.doc_id for h in index.search("story", k=1000)}
+        dense = {h.doc_id for h in index.search("story", k=1000)}
         lexical = {h.doc_id for h in index.search("story", k=1000, mode="lexical")}
-        # version v (from 1) has deleted d000 .. d(v-2): the whole of one version, never a mix
-        assert found == set(all_ids[version - 1 :]) == lexical, version
-        seen_versions.add(version)
-        reads += 1
-    assert writer.wait(timeout=60) == 0 and writer.stdout.read().strip() == "done"
-    assert len(seen_versions) >= 3, seen_versions  # the reader really overlapped the saves
-    final = SemanticIndex.open(flat_index, encoder=tiny_encoder)
-    assert len(final) == 60 - saves and final.stats().version == 1 + saves
-    files = {p.name for p in flat_index.iterdir()}
-    assert len([f for f in files if f.startswith("vectors-")]) <= 2  # old versions pruned
+        assert dense == lexical == expected[version], (step, version)
+        seen.add(version)
+
+    return check
+
+
+@pytest.mark.parametrize("which", ["flat_index", "hnsw_index"])
+def test_a_reader_at_every_line_of_a_save_sees_one_whole_version(which, request,
+                                                                  tiny_encoder, docs):
+    path = request.getfixturevalue(which)
+    writer = SemanticIndex.open(path, encoder=tiny_encoder)
+    writer.delete(["d000", "d001"])
+    writer.upsert([{"id": "d002", "text": "a story rewritten"}])
+    every = {d["id"] for d in docs}
+    expected = {1: every, 2: every - {"d000", "d001"}}
+    seen: set[int] = set()
+    steps = run_stepwise(writer.save, TRACED, _reader_check(path, tiny_encoder, expected, seen))
+    assert steps > 50 and seen == {1, 2}  # readers met both sides of the switch
+
+
+def test_a_reader_during_a_build_over_the_index(flat_index, tiny_encoder, docs):
+    new = [{"id": f"n{i}", "text": f"another story {i}"} for i in range(12)]
+    expected = {1: {d["id"] for d in docs}, 2: {d["id"] for d in new}}
+    seen: set[int] = set()
+    run_stepwise(lambda: build_index(new, flat_index, model=tiny_encoder, preset="flat"), TRACED,
+                 _reader_check(flat_index, tiny_encoder, expected, seen))
+    assert seen == {1, 2}
+
+
+def test_a_version_pruned_while_it_is_opened_is_read_again(flat_index, tiny_encoder,
+                                                           monkeypatch):
+    real = indexer.store.version.read_manifest
+    calls = []
+
+    def read_then_two_saves(folder):
+        result = real(folder)
+        if not calls:  # the reader holds version 1's manifest; two saves prune version 1
+            calls.append(folder)
+            for doc_id in ("d000", "d001"):
+                writer = SemanticIndex.open(folder, encoder=tiny_encoder)
+                writer.delete([doc_id])
+                writer.save()
+        return result
+
+    monkeypatch.setattr(indexer.store.version, "read_manifest", read_then_two_saves)
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    assert index.stats().version == 3 and len(index) == 58
+    assert not list(flat_index.glob("v000001-*"))  # it really was pruned under the reader

@@ -8,31 +8,32 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from indexer import SemanticIndex, build_index
+from indexer import SemanticIndex, build_index, db
 
 REPO = Path(__file__).resolve().parents[2]
-SLOW_BUILD = """
-import sys, time
+BUILD_THEN_WAIT = """
+import sys
+from pathlib import Path
 from indexer import build_index
 corpus, out, model = sys.argv[1:4]
-def slow(p):
-    if p.stage == "encode":
-        time.sleep(0.4)
-build_index(corpus, out, model=model, preset="flat", shard_size=16, progress=slow)
+def wait_when_three_shards_are_written(p):
+    if p.stage == "encode" and list(Path(out).glob(".build-*/shard-000002.npy")):
+        print("ready", flush=True)
+        sys.stdin.read()  # blocks until the test kills this process
+build_index(corpus, out, model=model, preset="flat", shard_size=16,
+            progress=wait_when_three_shards_are_written)
 """
 
 
 def _content(path: Path, encoder) -> tuple:
     index = SemanticIndex.open(path, encoder=encoder)
-    rows = index.conn.execute(
-        "SELECT c.chunk_id, c.doc_id, c.start, c.end, d.text FROM chunks c "
-        "JOIN documents d USING(doc_id) ORDER BY c.chunk_id").fetchall()
-    vectors = np.vstack([index.vectors.reconstruct(r[0]) for r in rows])
+    chunk_ids = [c for c, _ in zip(*db.lexical_rows(index.conn), strict=True)]
+    rows = sorted(db.chunk_rows(index.conn, chunk_ids).items())
+    vectors = np.vstack([index.vectors.reconstruct(c) for c, _ in rows])
     hits = [[(h.doc_id, round(h.score, 5)) for h in q]
             for q in index.search(["cats purr", "rain tomorrow"], k=10)]
     return rows, vectors, hits
@@ -48,16 +49,13 @@ def test_kill_9_mid_build_keeps_old_index_and_resumes(tmp_path, tiny_encoder, ti
     corpus = tmp_path / "corpus.jsonl"
     new_docs = [{"id": f"n{i}", "text": f"new story {i}. " * (1 + i % 5)} for i in range(160)]
     corpus.write_text("".join(json.dumps(d) + "\n" for d in new_docs), encoding="utf-8")
-    script = tmp_path / "slow_build.py"
-    script.write_text(SLOW_BUILD)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    script = tmp_path / "build_then_wait.py"
+    script.write_text(BUILD_THEN_WAIT)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen([sys.executable, str(script), str(corpus), str(out),
-                             str(tiny_model_dir)], env=env, cwd=tmp_path)
-    deadline = time.monotonic() + 240
-    while not list(out.glob(".build-*/shard-000002.npy")):
-        assert proc.poll() is None, "the build ended before it could be killed"
-        assert time.monotonic() < deadline, "the build never wrote its shards"
-        time.sleep(0.05)
+                             str(tiny_model_dir)], env=env, cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready", "the build ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
@@ -66,7 +64,7 @@ def test_kill_9_mid_build_keeps_old_index_and_resumes(tmp_path, tiny_encoder, ti
     assert (out / "manifest.json").read_bytes() == manifest_before
     assert _content(out, tiny_encoder)[2] == old_hits
     written = len(list(out.glob(".build-*/shard-*.npy")))
-    assert 3 <= written < 10  # 160 short docs → 10 shards of 16 chunks
+    assert written == 3  # of 10: 160 short docs, shards of 16 chunks
 
     # re-run: reuses the shards, ends like an uninterrupted build
     reports = []
