@@ -7,15 +7,17 @@ DEFAULT_INDEX := $(INDEX_ROOT)/bbc-news
 PORT ?= 8501
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: app test lint venv default-index clean
+.PHONY: app test test-fast lint venv default-index clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# Stamps re-run pip only when a requirements file changes.
-$(VENV)/.runtime-installed: requirements.txt | $(BIN)/python
+# Stamps re-run pip only when a requirements file (or the package list) changes. The repository
+# itself is installed editable, so pages, tools and tests import its parts with no sys.path edits.
+$(VENV)/.runtime-installed: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -r requirements.txt
+	$(BIN)/pip install --no-deps -e .
 	touch $@
 
 $(VENV)/.dev-installed: requirements.txt requirements-dev.txt $(VENV)/.runtime-installed
@@ -35,8 +37,13 @@ app: default-index
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
 
+# The fast lane: everything but real-model training, the real browser and the other tests that
+# load bundled models (marked slow).
+test-fast: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest -m "not slow and not browser and not training"
+
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

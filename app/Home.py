@@ -1,6 +1,5 @@
 """BERTScope's entry page: what each page shows, what is installed, and a model warmed up."""
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import find_indexes, find_trained_models, label

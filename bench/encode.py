@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO, data_dir, machine, median, write_results
+from benchkit import REPO, data_dir, machine, median, write_results
 
 WORKER = r"""
 import json, resource, sys, time

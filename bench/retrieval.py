@@ -17,12 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from common import bertscope_home
+from indexer import Document, SemanticIndex, build_index
+from metrics import evaluate_run, load_beir
 
-from common import bertscope_home  # noqa: E402
-from indexer import Document, SemanticIndex, build_index  # noqa: E402
-from metrics import evaluate_run, load_beir  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 ANCHORS = "Published test-split anchors (BEIR): BM25 0.665, all-MiniLM-L6-v2 0.674, " \
           "BM25 + cross-encoder 0.688."

@@ -28,12 +28,9 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from common import bertscope_home  # noqa: E402
-from indexer import Document, SemanticIndex, build_index, read_corpus  # noqa: E402
-from indexer.presets import (  # noqa: E402
+from common import bertscope_home
+from indexer import Document, SemanticIndex, build_index, read_corpus
+from indexer.presets import (
     _find,
     check_knobs,
     create,
@@ -41,6 +38,8 @@ from indexer.presets import (  # noqa: E402
     spec_for,
     train_and_add,
 )
+
+REPO = Path(__file__).resolve().parents[1]
 
 K = 10
 TARGET = 0.95

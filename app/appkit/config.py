@@ -6,11 +6,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import bertscope_home
+
 from . import REPO_ROOT
-
-
-def _home() -> Path:
-    return Path(os.environ.get("BERTSCOPE_HOME", Path.home() / ".cache" / "bertscope"))
 
 
 @dataclass(frozen=True)
@@ -29,7 +27,8 @@ class AppConfig:
         return cls(
             index_root=_absolute(env("BERTSCOPE_INDEX_ROOT", "indexes")),
             data_root=_absolute(env("BERTSCOPE_DATA_ROOT", str(REPO_ROOT.parent / "shared/data"))),
-            runs_root=_absolute(env("BERTSCOPE_RUNS_ROOT", str(_home() / "runs"))),
+            runs_root=_absolute(env("BERTSCOPE_RUNS_ROOT",
+                                    str(bertscope_home("runs", create=False)))),
             upload_limit_mb=int(env("BERTSCOPE_UPLOAD_LIMIT_MB", "50")),
         )
 

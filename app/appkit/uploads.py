@@ -1,10 +1,16 @@
-"""Uploaded corpus files: size limit, safe file name, stored in a fresh temporary folder."""
+"""Uploaded corpus files: size limit, safe file name, stored in a fresh temporary folder that
+is removed once the build has read it."""
 
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+PREFIX = "bertscope-upload-"
 
 UPLOAD_TYPES = ("jsonl", "ndjson", "json", "csv", "tsv", "parquet", "txt", "md")
 
@@ -30,10 +36,23 @@ def save_upload(name: str, data: bytes, limit_mb: int) -> Path:
     ext = Path(name).suffix.lower().lstrip(".")
     if ext not in UPLOAD_TYPES:
         raise ValueError(f"{name}: unsupported file type; use one of {', '.join(UPLOAD_TYPES)}.")
-    folder = Path(tempfile.mkdtemp(prefix="bertscope-upload-"))
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
     path = folder / safe_name(name)
     path.write_bytes(data)
     return folder if ext in ("txt", "md") else path
+
+
+@contextmanager
+def removed_after(corpus: Path | None) -> Iterator[None]:
+    """Remove `corpus`'s temporary upload folder when the block ends, however it ends (`None`
+    or a path that is not an upload: nothing to remove)."""
+    try:
+        yield
+    finally:
+        if corpus is not None:
+            folder = corpus if corpus.name.startswith(PREFIX) else corpus.parent
+            if folder.name.startswith(PREFIX) and folder.parent == Path(tempfile.gettempdir()):
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def index_name(text: str) -> str:

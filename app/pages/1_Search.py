@@ -3,7 +3,6 @@
 import html
 import time
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import find_indexes, label
@@ -55,7 +54,7 @@ where = call_or_stop(build_filter, fields, typed, what="Filter")
 if mode != "lexical":
     with st.spinner("Loading the index's encoder…"):
         encoder = call_or_stop(lambda: index.encoder, what="Cannot load the index's encoder")
-    if encoder.token_lengths([query], prompt="query")[0] > encoder.max_length:
+    if index.query_too_long(query):
         st.warning(f"The query is longer than {encoder.max_length} tokens; the dense search "
                    "uses its beginning only.")
 started = time.perf_counter()
@@ -68,13 +67,15 @@ if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()
 
+documents = call_or_stop(index.documents, [hit.doc_id for hit in hits],
+                         what="Cannot open the documents")
 for hit in hits:
+    document = documents[hit.doc_id]
     with st.container(border=True):
         st.html(f"<div><b>{hit.rank}. {html.escape(hit.title or hit.doc_id)}</b> "
                 f"<span style='opacity:0.7'>· score {hit.score:.4f} · doc "
                 f"{html.escape(str(hit.doc_id))} · chunk {html.escape(str(hit.chunk_id))}</span>"
                 "</div>")
-        document = call_or_stop(index.document, hit.doc_id, what="Cannot open the document")
         st.html(highlighted_html(*excerpt(document.text, hit.start, hit.end)))
         if hit.metadata:
             st.html("<div style='opacity:0.75'>" + " · ".join(

@@ -1,6 +1,5 @@
 """Attention: every layer and head, one enlarged, a head view, [CLS]'s focus, BERT vs GPT masks."""
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import pandas as pd
 import streamlit as st
 from appkit.config import AppConfig

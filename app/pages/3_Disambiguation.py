@@ -2,7 +2,6 @@
 
 import html
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import find_indexes, label
@@ -13,14 +12,13 @@ from appkit.presets import DISAMBIGUATION_PRESETS
 from appkit.render import highlighted_html
 from appkit.resources import get_encoder, get_index
 from appkit.startup import load_libraries
-from appkit.usages import rank, window
 from charts.trajectory import cut, pca_2d, pca_figure, similarity_by_layer
-
-CANDIDATES = 20  # chunks containing the word, re-ranked by contextual similarity
 
 st.set_page_config(page_title="Disambiguation · BERTScope", layout="wide")
 st.title("One word, several senses")
 load_libraries()
+from indexer.usages import word_usages  # noqa: E402  (after the title: see appkit/startup.py)
+
 st.caption("The seed's example: 苹果 in 苹果好吃 vs 苹果发布会 starts as one vector and splits "
            "by sense as the layers mix in context.")
 config = AppConfig.from_env()
@@ -73,23 +71,20 @@ index_name = left.selectbox("Index", list(indexes), key="dis-index")
 anchor = right.selectbox("Context to compare with", range(len(traj.contexts)), key="dis-anchor",
                          format_func=lambda i: f"#{i + 1} {cut(traj.contexts[i], 60)}")
 index = get_index(indexes[index_name])
-hits = call_or_stop(index.search, traj.word, k=CANDIDATES, mode="lexical", per_chunk=True)
-found = [(hit, w) for hit in hits if (w := window(hit.text, traj.word)) is not None]
-if found:
-    usage = call_or_stop(word_trajectory, model_key,
-                         (traj.contexts[anchor], *[w[0] for _, w in found]), traj.word)
-    similarity = usage.cosine[layer, 0, 1:]
-    st.caption(f"The {len(found)} chunks of {index_name} that contain “{traj.word}”, ranked by "
-               f"the cosine of its layer-{layer} vector with context #{anchor + 1}'s "
+found = call_or_stop(word_usages, index, traj.word, traj.contexts[anchor], layer=layer,
+                     trajectory=lambda texts, w: word_trajectory(model_key, tuple(texts), w))
+if found.found:
+    st.caption(f"The {found.candidates} chunks of {index_name} that contain “{traj.word}”, "
+               f"ranked by the cosine of its layer-{layer} vector with context #{anchor + 1}'s "
                f"(the layer slider above); baseline at this layer {traj.baseline[layer]:.2f}.")
-    for i in rank(similarity, top=5):
-        hit, (text, span) = found[i]
-        st.html(f"<div><b>{similarity[i]:.3f}</b> · {html.escape(hit.title or hit.doc_id)}</div>"
-                + highlighted_html(text, span))
+    for usage in found.found:
+        hit = usage.hit
+        st.html(f"<div><b>{usage.similarity:.3f}</b> · {html.escape(hit.title or hit.doc_id)}"
+                "</div>" + highlighted_html(usage.text, usage.span))
 else:
     st.info(f"No chunk of {index_name} contains “{traj.word}”, and the index stores sentence "
             f"vectors, not token vectors: these are the nearest chunks to context "
             f"#{anchor + 1} as a whole.")
-    for hit in call_or_stop(index.search, traj.contexts[anchor], k=5):
+    for hit in found.nearest:
         st.html(f"<div><b>{hit.score:.3f}</b> · {html.escape(hit.title or hit.doc_id)}</div>"
                 + highlighted_html(hit.text))

@@ -1,6 +1,5 @@
 """Index: statistics of an index; build a new one from a server-side path or an uploaded file."""
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import pandas as pd
 import streamlit as st
 from appkit.config import AppConfig
@@ -10,14 +9,12 @@ from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
 from appkit.resources import open_index
 from appkit.startup import load_libraries
-from appkit.uploads import UPLOAD_TYPES, index_name, save_upload
-
-PRESETS = ("auto", "flat", "hnsw", "ivf", "ivfpq", "sq8")  # indexer/README.md
+from appkit.uploads import UPLOAD_TYPES, index_name, removed_after, save_upload
 
 st.set_page_config(page_title="Index · BERTScope", layout="wide")
 st.title("Indexes")
 load_libraries()
-from indexer import build_index  # noqa: E402  (after the title: see appkit/startup.py)
+from indexer import PRESETS, build_index  # noqa: E402  (after the title: see appkit/startup.py)
 
 config = AppConfig.from_env()
 
@@ -63,7 +60,8 @@ new_name = st.text_input(f"Name of the new index (a folder under {config.index_r
                          key="build-name")
 options = model_options(config)
 model_label = st.selectbox("Model", list(options), key="build-model")
-preset = st.selectbox("FAISS preset", PRESETS, key="build-preset")
+preset = st.selectbox("FAISS preset", ["auto", *(p for p in PRESETS if p != "auto")],
+                      key="build-preset", help="See indexer/README.md; auto picks by size.")
 
 if not st.button("Build", type="primary", key="build-go"):
     st.stop()
@@ -72,8 +70,10 @@ out = config.index_root / out_name
 if out.exists():
     st.error(f"{out} already exists; choose another name.")
     st.stop()
+uploaded = None
 if upload is not None:
-    corpus = call_or_stop(save_upload, upload.name, upload.getvalue(), config.upload_limit_mb)
+    corpus = uploaded = call_or_stop(save_upload, upload.name, upload.getvalue(),
+                                     config.upload_limit_mb)
 elif typed.strip():
     corpus = call_or_stop(confine_path, config.data_root, typed)
 else:
@@ -89,7 +89,7 @@ def show(p) -> None:
     bar.progress(min(share, 1.0), text=f"{p.stage}: {p.done:,} / {p.total or '?'}{eta}")
 
 
-with st.spinner(f"Building {out_name}…"):
+with st.spinner(f"Building {out_name}…"), removed_after(uploaded):
     built = call_or_stop(build_index, str(corpus), str(out), model=options[model_label],
                          preset=preset, progress=show, what="The build failed")
 bar.progress(1.0, text="Done")

@@ -2,7 +2,6 @@
 
 from pathlib import Path
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import pandas as pd
 import streamlit as st
 from appkit.config import AppConfig

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,8 +12,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "app"
-if str(APP) not in sys.path:  # what `streamlit run app/Home.py` does for the pages
-    sys.path.insert(0, str(APP))
 
 PAGES = {
     "home": APP / "Home.py",
@@ -103,3 +100,14 @@ def index_root(tmp_path_factory) -> Path:
 def with_indexes(app_env, index_root, monkeypatch) -> Path:
     monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(index_root))
     return index_root
+
+
+@pytest.fixture
+def temp_dir(tmp_path, monkeypatch) -> Path:
+    """`tempfile`'s folder for this test alone (uploads land there), to see what is left."""
+    import tempfile
+
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder

@@ -1,6 +1,8 @@
 """End to end in a real browser: `streamlit run` on a free port, Debian's headless Chromium
 driven by playwright; a search on the default index, the attention and disambiguation charts.
-Screenshots go to test-artifacts/app/."""
+Nothing is written into the repository: screenshots go to $BERTSCOPE_HOME/test-artifacts/app/,
+and the default index is the repository's indexes/bbc-news when `make app` built it, else one
+built once under $BERTSCOPE_HOME/test-indexes/."""
 
 from __future__ import annotations
 
@@ -19,19 +21,22 @@ from browser_setup import (
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts" / "app"
-DEFAULT_INDEX = REPO / "indexes" / "bbc-news"
+MADE_BY_MAKE_APP = REPO / "indexes" / "bbc-news"  # read, never written
 LOAD_MS = 240_000  # the first view loads the encoder (and e5 may be converted) on 2 CPU cores
 
 
 @pytest.fixture(scope="session")
 def default_index() -> Path:
-    """indexes/bbc-news as `make app` builds it; built here when absent (a few minutes)."""
-    if not (DEFAULT_INDEX / "manifest.json").is_file():
-        from indexer import default_index as build
+    """The BBC News index `make app` builds; built outside the repository when absent (once,
+    a few minutes)."""
+    if (MADE_BY_MAKE_APP / "manifest.json").is_file():
+        return MADE_BY_MAKE_APP
+    from common import bertscope_home
+    from indexer import default_index as build
 
-        build(DEFAULT_INDEX)
-    return DEFAULT_INDEX
+    folder = bertscope_home("test-indexes") / "bbc-news"
+    build(folder)  # a no-op when present
+    return folder
 
 
 @pytest.fixture(scope="session")
@@ -69,7 +74,6 @@ def app_url(default_index, tmp_path_factory):
 
 @pytest.fixture
 def tab(browser, app_url):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     # Tall: Streamlit scrolls inside its own container, so a screenshot shows one viewport.
     context = browser.new_context(viewport={"width": 1400, "height": 1700})
     page = context.new_page()
@@ -80,7 +84,10 @@ def tab(browser, app_url):
 
 def shot(page, name: str) -> None:
     page.wait_for_timeout(800)  # let plotly finish its transitions
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    from common import bertscope_home
+
+    folder = bertscope_home("test-artifacts", "app")
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
 def wait_idle(page) -> None:

@@ -10,7 +10,7 @@ from appkit.confine import confine_path
 from appkit.discovery import find_indexes, find_trained_models
 from appkit.filters import build_filter
 from appkit.render import highlighted_html
-from appkit.uploads import index_name, safe_name, save_upload
+from appkit.uploads import index_name, removed_after, safe_name, save_upload
 from charts.attention import attention_grid, attention_heatmap, cls_profile, head_view
 from charts.masks import causal_mask, right_context_share
 from charts.trajectory import pca_2d, similarity_by_layer
@@ -103,7 +103,7 @@ def test_confine_path_refuses_dotdot_absolute_and_symlink_escapes(tmp_path):
             confine_path(root, missing)
 
 
-def test_uploads_have_a_limit_a_safe_name_and_their_own_folder():
+def test_uploads_have_a_limit_a_safe_name_and_their_own_folder(temp_dir):
     assert safe_name("../../etc/passwd") == "passwd"
     assert safe_name("..\\x\\évil name.jsonl") == "_vil_name.jsonl"
     with pytest.raises(ValueError, match="upload limit is 1 MB"):
@@ -113,9 +113,27 @@ def test_uploads_have_a_limit_a_safe_name_and_their_own_folder():
     path = save_upload("../docs.jsonl", b'{"text": "hi"}\n', 1)
     assert path.name == "docs.jsonl" and path.parent.name.startswith("bertscope-upload-")
     assert save_upload("note.txt", b"hi", 1).is_dir()  # plain text: the indexer reads folders
+    assert len(list(temp_dir.iterdir())) == 2
     with pytest.raises(ValueError):
         index_name("../escape")
     assert index_name(" my-index_2 ") == "my-index_2"
+
+
+def test_upload_folders_are_removed_after_the_build_however_it_ends(temp_dir, tmp_path):
+    for name in ("docs.jsonl", "note.md"):
+        corpus = save_upload(name, b'{"text": "hi"}\n', 1)
+        with pytest.raises(RuntimeError), removed_after(corpus):
+            raise RuntimeError("the build failed")
+        with removed_after(save_upload(name, b"x", 1)):
+            pass
+    assert list(temp_dir.iterdir()) == []
+    mine = tmp_path / "data.jsonl"  # a server-side corpus is never removed
+    mine.write_text("x")
+    with removed_after(mine):
+        pass
+    with removed_after(None):
+        pass
+    assert mine.exists()
 
 
 def test_filters_become_indexer_filters():

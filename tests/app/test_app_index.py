@@ -75,10 +75,14 @@ def test_paths_outside_the_data_root_are_refused(page, build_env):
     assert not (build_env / "escape").exists()
 
 
-def test_upload_builds_an_index(page, build_env):
+def test_upload_builds_an_index_and_its_temporary_folder_goes(page, build_env, temp_dir):
     at = build(page("index"), "uploaded", upload=JSONL)
     assert_clean(at)
     assert any("Built uploaded: 3 documents" in t for t in texts(at.success))
+    assert list(temp_dir.iterdir()) == []
+    at = build(page("index"), "junk", upload=b"{broken\n")  # a failed build too
+    assert any("The build failed" in t for t in texts(at.error))
+    assert list(temp_dir.iterdir()) == []
 
 
 def test_upload_above_the_limit_is_refused(page, build_env, monkeypatch):

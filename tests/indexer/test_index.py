@@ -32,6 +32,21 @@ def test_hits_carry_text_offsets_and_metadata(flat_index, tiny_encoder, docs):
         assert by_id[h.doc_id]["text"][h.start : h.end] == h.text
         assert h.metadata == by_id[h.doc_id]["metadata"] and h.title == by_id[h.doc_id]["title"]
     assert index.document(hits[0].doc_id).text == by_id[hits[0].doc_id]["text"]
+    queries = []
+    index.conn.set_trace_callback(queries.append)
+    found = index.documents([h.doc_id for h in hits] + ["nope", hits[0].doc_id])
+    index.conn.set_trace_callback(None)
+    assert len(queries) == 1  # one query for every hit's document
+    assert set(found) == {h.doc_id for h in hits}
+    assert all(found[h.doc_id].text == by_id[h.doc_id]["text"] for h in hits)
+    with pytest.raises(KeyError, match="no document 'nope'"):
+        index.document("nope")
+
+
+def test_query_too_long(flat_index, tiny_encoder):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    assert not index.query_too_long("cats purr")
+    assert index.query_too_long("cats purr " * 100)  # the tiny model reads 64 tokens
 
 
 def test_save_load_gives_identical_hits(flat_index, tiny_encoder, tmp_path):

@@ -43,6 +43,7 @@ def smoke(stsb64, tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.training
 def test_one_epoch_lowers_the_loss_and_raises_spearman(smoke):
     result, data, loss_before = smoke
     from encoder import load_encoder
@@ -55,6 +56,7 @@ def test_one_epoch_lowers_the_loss_and_raises_spearman(smoke):
 
 
 @pytest.mark.slow
+@pytest.mark.training
 def test_saved_model_round_trips_through_load_encoder(smoke):
     from encoder import load_encoder
 
@@ -73,6 +75,7 @@ def test_saved_model_round_trips_through_load_encoder(smoke):
 
 
 @pytest.mark.slow
+@pytest.mark.training
 def test_run_folder_holds_metrics_log_curve_and_card(smoke):
     result, _, _ = smoke
     out = result.out
