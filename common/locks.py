@@ -60,16 +60,3 @@ class FileLock:
         self.release()
 
 
-def is_locked(path: str | Path) -> bool:
-    """True while another open file holds the lock on `path` (False where there is no file)."""
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)

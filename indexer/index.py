@@ -191,12 +191,6 @@ class SemanticIndex:
         self._searcher = None
         self._lexical = None
 
-    def _encoded(self, docs: list[Document], batch_size: int):
-        chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
-        vectors = self.encoder.encode([c.encoded for c in chunks], prompt="passage",
-                                      batch_size=batch_size)
-        return chunks, vectors
-
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
             progress: Callable[[int, int], None] | None = None) -> int:
         """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added."""
@@ -207,22 +201,22 @@ class SemanticIndex:
         if taken:
             raise ValueError(f"{len(taken)} document ids already exist (e.g. {taken[0]!r}): "
                              "use upsert() to replace them")
-        if not docs:
-            return 0
-        chunks, vectors = self._encoded(docs, batch_size)
-        added = self._writable().add(docs, chunks, vectors)
-        if progress:
-            progress(len(docs), len(docs))
-        return added
+        return self._insert("add", docs, batch_size, progress)
 
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
                progress: Callable[[int, int], None] | None = None) -> int:
         """Add documents, replacing any with the same id (the last of duplicates wins)."""
         docs = list({d.id: d for d in (Document.coerce(x) for x in documents)}.values())
+        return self._insert("upsert", docs, batch_size, progress)
+
+    def _insert(self, how: str, docs: list[Document], batch_size: int, progress) -> int:
+        """Chunk and encode `docs` (before any change), then `add` or `upsert` them."""
         if not docs:
             return 0
-        chunks, vectors = self._encoded(docs, batch_size)
-        added = self._writable().upsert(docs, chunks, vectors)
+        chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
+        vectors = self.encoder.encode([c.encoded for c in chunks], prompt="passage",
+                                      batch_size=batch_size)
+        added = getattr(self._writable(), how)(docs, chunks, vectors)
         if progress:
             progress(len(docs), len(docs))
         return added

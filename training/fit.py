@@ -26,13 +26,15 @@ from sentence_transformers.base.sampler import BatchSamplers
 from transformers import TrainerCallback, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
+from common import write_json_atomic
+
 from .callbacks import JsonlLogCallback
 from .config import FitConfig, Stage
 from .data import LoadedData, load_pairs
 from .errors import TrainingError
 from .losses import LossSpec, check_loss_data, get_loss
 from .report import DEV_METRIC, model_card, plot_curve, read_log
-from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir, write_json
+from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
 from .siamese import build_siamese, check_pooling, freeze_word_embeddings
 from .sts import check_prompt, evaluate_sts, load_sts, prompt_prefix, sts_evaluator
 
@@ -88,7 +90,7 @@ def fit(
             "stages_done": [],
         }
     )
-    write_json(out / RUN_FILE, run)
+    write_json_atomic(out / RUN_FILE, run)
     handler = _log_to(out / "train.log")
     try:
         return _train(config, stages, dev, out, run, callbacks, resume)
@@ -115,7 +117,7 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
     evaluator = sts_evaluator(dev, model, name="dev", prompt=config.prompt) if dev else None
     if dev is not None and "dev_before" not in run:
         run["dev_before"] = evaluate_sts(model, dev, prompt=config.prompt).to_dict()
-        write_json(out / RUN_FILE, run)
+        write_json_atomic(out / RUN_FILE, run)
         log.info("dev before training: Spearman %.2f", run["dev_before"]["spearman"])
 
     for index, prepared in enumerate(stages):
@@ -126,7 +128,7 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
         )
         model.save(str(stage_dir(out, index) / "final"), create_model_card=False)
         done.append(record)
-        write_json(out / RUN_FILE, run)
+        write_json_atomic(out / RUN_FILE, run)
 
     model.save(str(out), create_model_card=False)
     metrics = {
@@ -141,8 +143,8 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
         "started_at": run["started_at"],
         "finished_at": _now(),
     }
-    write_json(out / "metrics.json", metrics)
-    write_json(
+    write_json_atomic(out / "metrics.json", metrics)
+    write_json_atomic(
         out / "data_report.json",
         {"stages": [s["data"] for s in done], "dev": dev.report() if dev else None},
     )
@@ -157,7 +159,7 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
     if not config.keep_checkpoints:
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
     run["finished"] = True
-    write_json(out / RUN_FILE, run)
+    write_json_atomic(out / RUN_FILE, run)
     if dev:
         log.info(
             "dev after training: Spearman %.2f (before %.2f)",

@@ -9,7 +9,6 @@ beside `run.json` (the config; marks the folder as ours), `metrics.json`, `train
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -58,15 +57,6 @@ def read_run(path: Path) -> dict[str, Any]:
     if data.get("format") != RUN_FORMAT:
         raise TrainingError(f"{path / RUN_FILE}: unknown run format {data.get('format')!r}")
     return data
-
-
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write aside, then rename: an interrupted write never leaves half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(
-        json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
-    )
-    os.replace(tmp, path)
 
 
 def stage_dir(out: Path, index: int) -> Path:

@@ -115,3 +115,17 @@ def test_evaluate_model_prints_each_set(tiny_model_dir, sts_file, tmp_path):
     assert "Spearman" in lines[0] and "(6 scored pairs)" in lines[0]
     assert "nDCG@10" in lines[1] and "[test]" in lines[1]
     assert json.loads(json.dumps(results.to_dict()))["beir"]["queries"] == 1
+
+
+def test_a_misspelled_prompt_is_refused_before_any_model_loads(tiny_encoder, sts_file, tmp_path):
+    from training import FitConfig, Stage, TrainingError, fit
+
+    with pytest.raises(TrainingError, match="Invalid prompt 'qurey'. Valid: None, query, passage"):
+        evaluate_sts(tiny_encoder.model, load_pairs(sts_file), prompt="qurey")
+    with pytest.raises(TrainingError, match="Invalid prompt 'qurey'"):
+        evaluate_model("no-such-model", sts=[str(sts_file)], prompt="qurey")
+    config = FitConfig(model="no-such-model", stages=(Stage((str(sts_file),), "cosine"),),
+                       out=str(tmp_path / "run"), prompt="qurey")
+    with pytest.raises(TrainingError, match="--prompt query, passage or none"):
+        fit(config)
+    assert not (tmp_path / "run").exists()
