@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -80,17 +81,22 @@ def build_index(
     chunks = chunk_documents(enc, docs, chunking)
     report_progress(BuildProgress("chunk", len(docs), len(docs)))
 
+    new_folder = not out.exists()
     work = _shards_folder(out, _shards_key(enc, chunks, shard_size, batch_size))
     try:
         vectors = _encode_resumable(enc, docs, chunks, work.path, batch_size, shard_size,
                                     report_progress)
         built = _publish(out, base, enc, docs, chunks, vectors, preset, chunking, report,
                          source, report_progress)
-    finally:
+    except BaseException:
         if any(work.path.glob("shard-*.npy")):
             work.release()  # kept for a re-run until a build publishes
         else:
             work.discard()
+            if new_folder and not (out / store.MANIFEST).exists():
+                shutil.rmtree(out, ignore_errors=True)  # nothing of this build is worth keeping
+        raise
+    work.release()
     store.remove_private(out, store.BUILD)
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built

@@ -132,3 +132,31 @@ def test_a_build_racing_a_save_is_refused_and_resumes(flat_index, tiny_encoder, 
                 progress=reports.append)
     assert [p for p in reports if p.stage == "encode"][-1].resumed == 40
     assert len(SemanticIndex.open(flat_index)) == 40 and not _private(flat_index)
+
+
+def test_a_failed_first_build_leaves_no_folder(tmp_path, tiny_encoder, docs, monkeypatch):
+    import indexer.build
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("injected encoding failure")
+
+    monkeypatch.setattr(indexer.build, "_encode_resumable", broken)
+    with pytest.raises(RuntimeError, match="injected"):
+        build_index(docs, tmp_path / "new", model=tiny_encoder)
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_failed_rebuild_leaves_the_index_and_no_debris(flat_index, tiny_encoder, docs,
+                                                         monkeypatch):
+    import indexer.build
+
+    before = _listing(flat_index)
+    monkeypatch.setattr(indexer.build, "train_and_add", lambda *a: 1 / 0)  # after encoding
+    with pytest.raises(ZeroDivisionError):
+        build_index(docs[:5], flat_index, model=tiny_encoder, shard_size=10_000)
+    assert len(SemanticIndex.open(flat_index)) == 60
+    assert [n for n in _listing(flat_index) if n not in before] == \
+        [n for n in _listing(flat_index) if n.startswith(".build-")]  # only the shards, kept
+    monkeypatch.undo()
+    build_index(docs[:5], flat_index, model=tiny_encoder, shard_size=10_000)
+    assert not _private(flat_index) and len(SemanticIndex.open(flat_index)) == 5
