@@ -12,15 +12,20 @@ HANG_GUARD_S = 300  # only ever reached when the traced code hangs
 
 
 def run_stepwise(fn: Callable[[], object], files: Iterable[str | Path],
-                 at_each_line: Callable[[int], None]) -> int:
-    """Run `fn` in a thread; at every line it executes in `files`, pause it and call
+                 at_each_line: Callable[[int], None], every: int = 1) -> int:
+    """Run `fn` in a thread; at every `every`-th line it executes in `files`, pause it and call
     `at_each_line(step)` here. Returns the number of steps; re-raises what `fn` raised."""
     files = {str(Path(f).resolve()) for f in files}
     paused, resume, done = threading.Event(), threading.Event(), threading.Event()
     errors: list[BaseException] = []
+    lines = 0
 
     def local(frame, event, arg):
+        nonlocal lines
         if event == "line":
+            lines += 1
+            if lines % every:
+                return local
             paused.set()
             resume.wait()
             resume.clear()

@@ -72,3 +72,23 @@ def test_a_version_pruned_while_it_is_opened_is_read_again(flat_index, tiny_enco
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
     assert index.stats().version == 3 and len(index) == 58
     assert not list(flat_index.glob("v000001-*"))  # it really was pruned under the reader
+
+
+def test_a_thousand_searches_across_twenty_saves(flat_index, tiny_encoder, docs):
+    """Readers between the lines of 20 successive saves (every 8th line): no error, no mix."""
+    ids = [d["id"] for d in docs]
+    expected = {1 + n: set(ids[n:]) for n in range(21)}  # version v lacks d000 .. d(v-2)
+    seen: set[int] = set()
+    checks = []
+    check = _reader_check(flat_index, tiny_encoder, expected, seen)
+
+    def each(step: int) -> None:
+        check(step)
+        checks.append(step)
+
+    for n in range(20):
+        writer = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+        writer.delete([ids[n]])
+        run_stepwise(writer.save, TRACED, each, every=8)
+    assert 2 * len(checks) >= 1000  # two searches a check
+    assert seen == set(range(1, 22))  # every version was read, none mixed with another
