@@ -21,7 +21,6 @@ from benchkit import REPO, data_dir, machine, median, write_results
 
 WORKER = r"""
 import json, resource, sys, time
-sys.path.insert(0, {repo!r})
 model, method, path = sys.argv[1], sys.argv[2], sys.argv[3]
 texts = json.load(open(path))
 prompt = "query" if model == "e5-multilingual" else None
@@ -44,7 +43,7 @@ start = time.perf_counter()
 vectors = run(texts)
 seconds = time.perf_counter() - start
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({{"seconds": seconds, "peak_mb": peak_mb, "rows": len(vectors)}}))
+print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "rows": len(vectors)}))
 """
 
 METHODS = {
@@ -66,10 +65,9 @@ def stsb_sentences(n: int) -> list[str]:
 
 
 def run_worker(model: str, method: str, texts_path: str) -> dict:
-    script = WORKER.format(repo=str(REPO))
-    out = subprocess.run(
-        [sys.executable, "-c", script, model, method, texts_path],
-        capture_output=True, text=True, check=False,
+    out = subprocess.run(  # cwd: `python -c` imports this checkout first
+        [sys.executable, "-c", WORKER, model, method, texts_path],
+        capture_output=True, text=True, check=False, cwd=REPO,
         env=dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false"),
     )
     if out.returncode != 0:
