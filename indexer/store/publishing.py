@@ -34,8 +34,10 @@ class StaleBase(ConcurrentWriteError):
 
 
 @contextmanager
-def write_lock(folder: Path, wait: float = LOCK_WAIT_S) -> Iterator[None]:
-    """The folder's write lock; a `ConcurrentWriteError` when another writer keeps it `wait` s."""
+def write_lock(folder: Path, wait: float | None = None) -> Iterator[None]:
+    """The folder's write lock; a `ConcurrentWriteError` when another writer keeps it `wait` s
+    (default LOCK_WAIT_S)."""
+    wait = LOCK_WAIT_S if wait is None else wait
     folder.mkdir(parents=True, exist_ok=True)
     try:
         lock = FileLock(folder / LOCK).acquire(wait=wait)
