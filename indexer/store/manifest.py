@@ -68,7 +68,9 @@ def parse(folder: Path, raw: bytes) -> dict:
         raise CorruptIndexError(f"{path} is not valid JSON ({exc}): the index is damaged; "
                                 f"{rebuild_hint(folder)}") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise CorruptIndexError(f"{path} is not a BERTScope index manifest")
+        raise CorruptIndexError(f"{path} is not a BERTScope index manifest (no \"format\": "
+                                f"\"{FORMAT}\"): open a folder that `python -m indexer build` "
+                                "wrote")
     have = manifest.get("format_version")
     if isinstance(have, int) and not isinstance(have, bool) and have > FORMAT_VERSION:
         raise CorruptIndexError(
@@ -102,5 +104,6 @@ def entry_path(folder: Path, role: str, entry: dict) -> Path:
     rel = PurePosixPath(entry["path"])
     if rel.is_absolute() or ".." in rel.parts or not rel.parts:
         raise CorruptIndexError(f"{folder / MANIFEST}: the {role} path {entry['path']!r} leads "
-                                f"outside the index folder: the manifest is damaged")
+                                f"outside the index folder: the manifest is damaged; "
+                                f"{rebuild_hint(folder)}")
     return folder.joinpath(*rel.parts)

@@ -69,7 +69,7 @@ MANIFEST_DAMAGE = {
     "not json": (lambda m: b"\xff\xfe garbage", "not valid JSON"),
     "a list": (lambda m: b"[1, 2]", "not a BERTScope index manifest"),
     "foreign": (lambda m: json.dumps({"name": "something else"}).encode(),
-                "not a BERTScope index manifest"),
+                "not a BERTScope index manifest .*open a folder that `python -m indexer build`"),
     "newer format": (lambda m: json.dumps({**m, "format_version": 2}).encode(),
                      "written by a newer BERTScope .* upgrade BERTScope"),
     "older format": (lambda m: json.dumps({**m, "format_version": 0}).encode(),
@@ -81,7 +81,8 @@ MANIFEST_DAMAGE = {
     "bad size": (lambda m: json.dumps({**m, "files": {**m["files"], "sqlite": {
         **m["files"]["sqlite"], "bytes": "many"}}}).encode(), "files.sqlite.bytes is 'many'"),
     "escaping path": (lambda m: json.dumps({**m, "files": {**m["files"], "bm25": {
-        **m["files"]["bm25"], "path": "../../etc"}}}).encode(), "leads outside the index"),
+        **m["files"]["bm25"], "path": "../../etc"}}}).encode(),
+        "leads outside the index.*rebuild it"),
     "bad version": (lambda m: json.dumps({**m, "version": None}).encode(), "version is missing"),
 }
 
