@@ -57,6 +57,7 @@ class FileLock:
         self.release()
 
     def __del__(self) -> None:
-        self.release()
+        if hasattr(self, "_fd"):  # not when __init__ failed
+            self.release()
 
 

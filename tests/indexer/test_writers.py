@@ -179,3 +179,33 @@ def test_compact_failure_keeps_the_vectors(hnsw_index, tiny_encoder, monkeypatch
         index.compact()
     assert index.vectors is vectors and index.stats().tombstones > 0
     assert np.isin(["d000", "d001"], list(_ids(index))).sum() == 0
+
+
+def test_a_writer_outpaced_every_time_gives_up_naming_it(flat_index, tiny_encoder, monkeypatch):
+    """Other writers publishing before each of its REBASES tries: a named refusal, and the
+    changes are still there for the next try."""
+    import indexer.index
+
+    index = _open(flat_index, tiny_encoder)
+    index.delete(["d000"])
+    real = indexer.index.store.publish
+    tries = []
+
+    def outpaced(folder, staging, fields, base):
+        if staging is not index._work.staging:  # the other writer's own save
+            return real(folder, staging, fields, base)
+        other = _open(folder, tiny_encoder)  # another writer publishes first
+        other.delete([f"d{len(tries) + 1:03d}"])
+        other.save()
+        tries.append(base)
+        return real(folder, staging, fields, base)  # stale now: StaleBase
+
+    monkeypatch.setattr(indexer.index.store, "publish", outpaced)
+    with pytest.raises(ConcurrentWriteError, match=f"other writers kept publishing {flat_index}"
+                       f" while this one re-applied its changes {indexer.index.REBASES} times"):
+        index.save()
+    assert len(tries) == indexer.index.REBASES
+    monkeypatch.undo()
+    index.save()
+    left = _ids(_open(flat_index, tiny_encoder))
+    assert "d000" not in left and len(left) == 60 - 1 - indexer.index.REBASES
