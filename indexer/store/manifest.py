@@ -96,7 +96,7 @@ def _check_fields(path: Path, data: dict, fields: dict, folder: Path, prefix: st
         if not isinstance(value, kind) or isinstance(value, bool):
             raise CorruptIndexError(
                 f"{path}: {prefix}{key} is {'missing' if value is None else repr(value)[:40]}, "
-                f"not a {kind.__name__}: the manifest is damaged; {rebuild_hint(folder)}")
+                f"not of type {kind.__name__}: the manifest is damaged; {rebuild_hint(folder)}")
 
 
 def entry_path(folder: Path, role: str, entry: dict) -> Path:
