@@ -29,13 +29,6 @@ class WordTrajectory:
     def layers(self) -> int:
         return self.vectors.shape[1]
 
-    def mean_similarity(self, a: Sequence[int], b: Sequence[int]) -> np.ndarray:
-        """Per layer, mean cosine between contexts in `a` and in `b` (self-pairs left out)."""
-        pairs = [(i, j) for i in a for j in b if i != j]
-        if not pairs:
-            raise ValueError("need at least one pair of distinct contexts")
-        return np.mean([self.cosine[:, i, j] for i, j in pairs], axis=0)
-
 
 def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> WordTrajectory:
     check_text(word, "word")

@@ -23,13 +23,18 @@ PINGGUO_COMPANY = [
 ]
 
 
+def mean_similarity(tr, a, b) -> np.ndarray:
+    """Per layer, mean cosine between contexts in `a` and in `b` (self-pairs left out)."""
+    return np.mean([tr.cosine[:, i, j] for i in a for j in b if i != j], axis=0)
+
+
 def sense_split(encoder, fruit, company, word):
     """Per layer: how far the fruit-company similarity falls below the within-sense similarity,
     in units of what the layer leaves above its anisotropy baseline (0 = no sense split)."""
     tr = encoder.word_trajectory(fruit + company, word)
     a, b = list(range(len(fruit))), list(range(len(fruit), len(fruit) + len(company)))
-    within = (tr.mean_similarity(a, a) + tr.mean_similarity(b, b)) / 2
-    between = tr.mean_similarity(a, b)
+    within = (mean_similarity(tr, a, a) + mean_similarity(tr, b, b)) / 2
+    between = mean_similarity(tr, a, b)
     return tr, (within - between) / np.maximum(1 - tr.baseline, 1e-6)
 
 
