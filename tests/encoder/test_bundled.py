@@ -76,7 +76,11 @@ def test_similar_chinese_scores_above_unrelated_e5(e5, anchor, similar, unrelate
 
 
 def test_unknown_name_offline_names_the_bundled_models(monkeypatch):
+    import huggingface_hub.constants
+
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # read once at import: without this the hub is tried (and times out, ~70 s, with no network)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     with pytest.raises(EncoderNotFoundError, match="minilm, e5-multilingual"):
         load_encoder("no-such-org/no-such-model")
 
