@@ -5,9 +5,12 @@ Knows nothing of FAISS, training or Streamlit.
 
 from .encoder import Encoder
 from .errors import ConversionError, EncoderNotFoundError
+from .fill_mask import DrawScore, MaskFill, score_draw
+from .heads import NoHeadError
 from .info import EncoderInfo
 from .inspection import Inspection, merge_subwords
 from .loading import load_encoder
+from .masking import BertMasker, MaskDraw, draw_mask
 from .registry import BUNDLED, BundledModel, bundled_names
 from .trajectory import WordTrajectory, anisotropy
 from .validation import check_text, check_texts
@@ -15,18 +18,25 @@ from .words import WordGroup
 
 __all__ = [
     "BUNDLED",
+    "BertMasker",
     "BundledModel",
     "ConversionError",
+    "DrawScore",
     "Encoder",
     "EncoderInfo",
     "EncoderNotFoundError",
     "Inspection",
+    "MaskDraw",
+    "MaskFill",
+    "NoHeadError",
     "WordGroup",
     "WordTrajectory",
     "anisotropy",
     "bundled_names",
     "check_text",
     "check_texts",
+    "draw_mask",
     "load_encoder",
     "merge_subwords",
+    "score_draw",
 ]

@@ -20,6 +20,7 @@ from .info import EncoderInfo
 from .validation import check_texts
 
 if TYPE_CHECKING:
+    from .fill_mask import MaskFill
     from .inspection import Inspection
     from .trajectory import WordTrajectory
 
@@ -143,6 +144,17 @@ class Encoder:
         from .trajectory import word_trajectory
 
         return word_trajectory(self, contexts, word)
+
+    # -- pretraining heads (MLM / NSP; see fill_mask.py) ------------------------------------
+    def fill_mask(self, text: str, top_k: int = 5) -> list[MaskFill]:
+        from .fill_mask import fill_mask
+
+        return fill_mask(self, text, top_k)
+
+    def next_sentence(self, text_a: str, text_b: str) -> float:
+        from .fill_mask import next_sentence
+
+        return next_sentence(self, text_a, text_b)
 
     # -- identity --------------------------------------------------------------------------
     @cached_property

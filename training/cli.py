@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from .config import FitConfig, Stage
 from .errors import TrainingError
 from .losses import LOSSES
+from .mlm import cli as mlm_cli
 from .siamese import POOLING_MODES
 
 
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     pool.add_argument("--modes", default="cls,mean,max")
     pool.add_argument("--resume", action="store_true")
     pool.add_argument("--keep-checkpoints", action="store_true")
+    mlm_cli.add_parsers(sub)
     return parser
 
 
@@ -174,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-    commands = {"fit": run_fit, "evaluate": run_evaluate, "experiment": run_experiment}
+    commands = {"fit": run_fit, "evaluate": run_evaluate, "experiment": run_experiment,
+                **mlm_cli.COMMANDS}
     try:
         commands[args.command](args)
     except TrainingError as exc:

@@ -1,0 +1,170 @@
+"""Fill-mask and next-sentence prediction with an encoder's pretraining heads (`encoder.heads`).
+
+The user writes `[MASK]` whatever the model's own mask token is (`<mask>` for e5). The heads
+come from the model folder (a `python -m training mlm` run) or, for a bundled model, from the
+cache that `python -m training mlm-heads NAME` fills; without them a `NoHeadError` says how to
+train them.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import torch
+import torch.nn.functional as F
+
+from .heads import HEADS_META, NoHeadError, PretrainingHeads, bundled_heads_dir, load_heads
+from .masking import IGNORE, MaskDraw
+from .registry import BUNDLED
+from .validation import check_text
+
+if TYPE_CHECKING:
+    from .encoder import Encoder
+
+USER_MASK = "[MASK]"
+_LOADED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class MaskFill:
+    position: int  # token index in the encoded input
+    candidates: list[tuple[str, float]]  # (token, probability), most likely first
+
+
+@dataclass(frozen=True)
+class DrawScore:
+    """The model's view of a `MaskDraw`: per selected position, its top-k and the loss there."""
+
+    positions: list[int]
+    predictions: list[list[tuple[str, float]]]
+    losses: list[float]  # cross-entropy (nats) of the original token at each position
+    correct: list[bool]  # top-1 is the original token
+
+    @property
+    def loss(self) -> float:
+        """Mean cross-entropy over the selected positions: BERT's MLM loss for this draw."""
+        return sum(self.losses) / len(self.losses) if self.losses else float("nan")
+
+    @property
+    def perplexity(self) -> float:
+        return math.exp(self.loss) if self.losses else float("nan")
+
+
+def heads_folder(encoder: Encoder) -> Path:
+    """Where this encoder's heads are (or would be) kept."""
+    own = Path(encoder.path)
+    if (own / HEADS_META).is_file() or encoder.name not in BUNDLED:
+        return own
+    return bundled_heads_dir(encoder.name)
+
+
+def get_heads(encoder: Encoder) -> PretrainingHeads:
+    """The encoder's pretraining heads, loaded once; `NoHeadError` (naming the fix) if none."""
+    heads = _LOADED.get(encoder)
+    if heads is None:
+        folder = heads_folder(encoder)
+        heads = load_heads(folder, encoder.transformer)
+        if heads is None:
+            raise NoHeadError(_no_head_message(encoder))
+        made_for = heads.meta.get("fingerprint")
+        if made_for and made_for != encoder.fingerprint:
+            raise NoHeadError(f"the heads in {folder} were trained for another version of "
+                              f"{encoder.name}; {_no_head_message(encoder)}")
+        _LOADED[encoder] = heads
+    return heads
+
+
+def forget_heads(encoder: Encoder) -> None:
+    """Drop cached heads (after new ones were trained for this encoder)."""
+    _LOADED.pop(encoder, None)
+
+
+def fill_mask(encoder: Encoder, text: str, top_k: int = 5) -> list[MaskFill]:
+    """The top-k tokens and probabilities for each `[MASK]` in `text`, in order."""
+    check_text(text, "text")
+    if top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    tok = encoder.tokenizer
+    if tok.mask_token != USER_MASK:
+        text = text.replace(USER_MASK, tok.mask_token)
+    enc = tok(text, truncation=True, max_length=encoder.max_length, return_tensors="pt")
+    positions = (enc["input_ids"][0] == tok.mask_token_id).nonzero().flatten().tolist()
+    if not positions:
+        raise ValueError(f"no {USER_MASK} in the text (or it was cut at {encoder.max_length} "
+                         f"tokens); write {USER_MASK} where a word should be predicted")
+    heads = get_heads(encoder)
+    hidden = _hidden(encoder, enc)[0, positions]  # (M, H)
+    with torch.inference_mode():
+        probs = heads.module.predictions(hidden).softmax(-1)  # (M, V)
+    top = probs.topk(min(top_k, probs.shape[-1]), dim=-1)
+    return [
+        MaskFill(pos, list(zip(tok.convert_ids_to_tokens(ids.tolist()), p.tolist(), strict=True)))
+        for pos, ids, p in zip(positions, top.indices, top.values, strict=True)
+    ]
+
+
+def next_sentence(encoder: Encoder, text_a: str, text_b: str) -> float:
+    """P(IsNext): the NSP head's probability that `text_b` follows `text_a`."""
+    check_text(text_a, "text_a")
+    check_text(text_b, "text_b")
+    heads = get_heads(encoder)
+    if not heads.nsp or heads.pooler is None:
+        raise NoHeadError(
+            f"{encoder.name} has an MLM head but no trained NSP head; train one with "
+            f"`python -m training mlm --nsp --model {encoder.name} --corpus FILE --out DIR`"
+        )
+    enc = encoder.tokenizer(text_a, text_b, truncation="longest_first",
+                            max_length=encoder.max_length, return_tensors="pt")
+    hidden = _hidden(encoder, enc)
+    with torch.inference_mode():
+        logits = heads.module.seq_relationship(heads.pooler(hidden))  # (1, 2)
+    return float(logits.softmax(-1)[0, 0])  # label 0 = IsNext, as in BERT
+
+
+def score_draw(encoder: Encoder, draw: MaskDraw, top_k: int = 5) -> DrawScore:
+    """Run the model on a draw's masked input: predictions and loss at each selected position."""
+    positions = [i for i, label in enumerate(draw.labels) if label != IGNORE]
+    if not positions:
+        return DrawScore([], [], [], [])
+    heads = get_heads(encoder)
+    ids = torch.tensor([draw.input_ids])
+    hidden = _hidden(encoder, {"input_ids": ids, "attention_mask": torch.ones_like(ids)})
+    targets = torch.tensor([draw.labels[i] for i in positions])
+    with torch.inference_mode():
+        logits = heads.module.predictions(hidden[0, positions])  # (M, V)
+        losses = F.cross_entropy(logits, targets, reduction="none")
+        top = logits.softmax(-1).topk(top_k, dim=-1)
+    tok = encoder.tokenizer
+    return DrawScore(
+        positions=positions,
+        predictions=[
+            list(zip(tok.convert_ids_to_tokens(i.tolist()), p.tolist(), strict=True))
+            for i, p in zip(top.indices, top.values, strict=True)
+        ],
+        losses=losses.tolist(),
+        correct=(top.indices[:, 0] == targets).tolist(),
+    )
+
+
+def _hidden(encoder: Encoder, enc) -> torch.Tensor:
+    inputs = {k: enc[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc}
+    with torch.inference_mode():
+        return encoder.transformer(**inputs).last_hidden_state  # (1, T, H)
+
+
+def _no_head_message(encoder: Encoder) -> str:
+    if encoder.name in BUNDLED:
+        return (
+            f"{encoder.name} ships without an MLM head. Train BERTScope's once (head only, a few "
+            f"minutes, cached in {bundled_heads_dir(encoder.name)}): "
+            f"`python -m training mlm-heads {encoder.name}`, or open the app's Pretraining page"
+        )
+    return (
+        f"{encoder.path} has no MLM head ({heads_folder(encoder) / 'mlm_heads.json'} is "
+        f"missing). Train one: `python -m training mlm --model {encoder.path} --corpus FILE "
+        f"--out DIR --head-only`, then load DIR"
+    )
