@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from .config import MlmConfig
 
 
 def add_parsers(sub) -> None:
     p = sub.add_parser("mlm", help="continue BERT's MLM (+ NSP) pretraining on a corpus")
+    _mlm_flags(p, corpus_required=True)
+
+    h = sub.add_parser("mlm-heads", help="train a bundled model's MLM + NSP heads once (cached)")
+    h.add_argument("name", help="minilm or e5-multilingual")
+    h.add_argument("--steps", type=int, help="optimizer steps (default: the recipe's)")
+
+    x = sub.add_parser("mlm-experiment", help="mask-ratio, nsp, fill-mask or domain")
+    x.add_argument("kind", choices=EXPERIMENTS)
+    _mlm_flags(x, corpus_required=False)
+    x.add_argument("--sts-dev", help="nsp: STS pairs to score each resulting encoder on")
+    x.add_argument("--beir", help="domain: BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    x.add_argument("--fresh", action="store_true", help="fill-mask: score an untrained head")
+
+
+EXPERIMENTS = ("mask-ratio", "nsp", "fill-mask", "domain")
+
+
+def _mlm_flags(p: argparse.ArgumentParser, *, corpus_required: bool) -> None:
     p.add_argument("--model", required=True, help="bundled name or model folder (BERT)")
-    p.add_argument("--corpus", action="append", required=True,
+    p.add_argument("--corpus", action="append", required=corpus_required, default=[],
                    help="JSONL (text field), .txt, or a folder of .txt/.md (repeat)")
-    p.add_argument("--out", required=True, help="output folder (new or empty, or --resume)")
+    p.add_argument("--out", required=corpus_required, default="",
+                   help="output folder (new or empty, or --resume)")
     p.add_argument("--text-field", default="text")
     p.add_argument("--eval", help="held-out texts (default: --eval-fraction of the documents)")
     p.add_argument("--eval-fraction", type=float, default=0.05)
@@ -36,10 +56,6 @@ def add_parsers(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--keep-checkpoints", action="store_true")
     p.add_argument("--no-progress", action="store_true")
-
-    h = sub.add_parser("mlm-heads", help="train a bundled model's MLM + NSP heads once (cached)")
-    h.add_argument("name", help="minilm or e5-multilingual")
-    h.add_argument("--steps", type=int, help="optimizer steps (default: the recipe's)")
 
 
 def mlm_config(args: argparse.Namespace) -> MlmConfig:
@@ -76,4 +92,21 @@ def run_heads(args: argparse.Namespace) -> None:
     print(f"heads ready in {ensure_bundled_heads(args.name, steps=args.steps)}")
 
 
-COMMANDS = {"mlm": run_mlm, "mlm-heads": run_heads}
+def run_experiment(args: argparse.Namespace) -> None:
+    from . import experiments as ex
+
+    config = mlm_config(args)
+    if args.kind == "fill-mask":
+        result = ex.heads_accuracy(args.model, args.eval, text_field=args.text_field,
+                                   max_eval=args.max_eval, fresh=args.fresh)
+    elif args.kind == "mask-ratio":
+        result = ex.mask_ratio_experiment(config, args.out)
+    elif args.kind == "nsp":
+        result = ex.nsp_experiment(config, args.out, args.sts_dev)
+    else:
+        result = ex.domain_experiment(args.beir, args.out, model=args.model,
+                                      mlm=config if config.corpus else None, seed=args.seed)
+    print(json.dumps(result, indent=2))
+
+
+COMMANDS = {"mlm": run_mlm, "mlm-heads": run_heads, "mlm-experiment": run_experiment}

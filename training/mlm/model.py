@@ -62,6 +62,8 @@ def build_pretrainer(bert: torch.nn.Module, heads_folder=None, *, head_only: boo
     model.bert = bert
     loaded = load_heads(heads_folder, bert) if heads_folder is not None else None
     model.cls = loaded.module if loaded is not None else new_heads(bert)
+    if loaded is not None and loaded.pooler is not None and loaded.pooler is not bert.pooler:
+        bert.pooler.load_state_dict(loaded.pooler.state_dict())  # trained with the NSP head
     tie(model.cls, bert)
     if nsp and bert.pooler is not None and not bert.pooler.dense.weight.any():
         torch.nn.init.normal_(bert.pooler.dense.weight, std=bert.config.initializer_range)

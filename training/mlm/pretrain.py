@@ -21,7 +21,7 @@ from typing import Any
 from transformers import Trainer, TrainerCallback, TrainingArguments, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
-from encoder.heads import save_heads
+from encoder.heads import bundled_heads_dir, read_meta, save_heads
 
 from ..callbacks import JsonlLogCallback
 from ..errors import TrainingError
@@ -86,8 +86,10 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
     st_model = encoder.model
     st_model.max_seq_length = min(config.max_length, st_model.max_seq_length)
     tokenizer = st_model.tokenizer
-    model = build_pretrainer(st_model[0].auto_model, _heads_source(config.model),
+    heads_from = None if not save_model else _heads_source(config.model)
+    model = build_pretrainer(st_model[0].auto_model, heads_from,
                              head_only=config.head_only, nsp=config.nsp)
+    run.setdefault("heads_from", str(heads_from) if heads_from else "fresh")
     data = prepare_data(tokenizer, sources, held, config)
     return train(config, st_model, model, data, out, run, resume, callbacks,
                  save_model=save_model, heads_meta=heads_meta)
@@ -134,6 +136,10 @@ def evaluate(model, tokenizer, data: PreparedData, config: MlmConfig) -> dict[st
     scores: dict[str, Any] = masked_token_scores(
         model, tokenizer, data.eval_mlm, probability=0.15, whole_word=config.whole_word,
         batch_size=config.batch_size)
+    if config.mlm_probability != 0.15:  # also at the share it was trained with
+        scores["at_train_probability"] = masked_token_scores(
+            model, tokenizer, data.eval_mlm, probability=config.mlm_probability,
+            whole_word=config.whole_word, batch_size=config.batch_size)
     if config.nsp:
         scores["nsp"] = next_sentence_accuracy(model, tokenizer, data.eval_nsp,
                                                batch_size=config.batch_size)
@@ -196,6 +202,7 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
         "eval_sequences": len(data.eval_mlm),
         "eval": {"source": config.eval_corpus or f"{config.eval_fraction:.0%} of the documents",
                  "probability": 0.15},
+        "heads_from": run.get("heads_from", "fresh"),
         "steps": trainer.state.global_step,
         "train_loss": float(output.training_loss),
         "before": run["before"],
@@ -240,7 +247,13 @@ def check_config(config: MlmConfig) -> None:
 
 
 def _heads_source(model: str) -> Path | None:
-    """A model folder that already carries heads continues from them."""
+    """Where the heads to continue from are: a model folder that carries heads, or BERTScope's
+    cached heads of a bundled model; None: fresh heads."""
+    from encoder import BUNDLED
+
+    if model in BUNDLED:
+        folder = bundled_heads_dir(model)
+        return folder if read_meta(folder) is not None else None
     path = Path(model).expanduser()
     return path if path.is_dir() else None
 
