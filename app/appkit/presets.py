@@ -48,3 +48,28 @@ DISAMBIGUATION_PRESETS: dict[str, WordPreset] = {
         "苹果发布了新手机，iPhone更好用。",
     ), model="e5-multilingual"),
 }
+
+
+@dataclass(frozen=True)
+class PretrainingPreset:
+    sentence: str  # the 80/10/10 draw
+    masked: str  # fill-mask, with [MASK]
+    nsp_a: str
+    nsp_b: str
+    model: str = "minilm"
+
+
+PRETRAINING_PRESETS: dict[str, PretrainingPreset] = {
+    "English": PretrainingPreset(
+        "The film was so moving that half the audience was in tears by the end.",
+        "The capital of France is [MASK].",
+        "I went to see the doctor yesterday.", "He said I was just tired and should rest."),
+    "中文 (seed article)": PretrainingPreset(
+        "苹果好吃，iPhone更好用。他因为没拿到奖金很开心，毕竟他早就是亿万富翁了。",
+        "他因为没拿到奖金[MASK]了。",
+        "我昨天去看了医生。", "他说我只是太累了，多休息就好。", model="e5-multilingual"),
+    "中文: NSP's easy negative (seed)": PretrainingPreset(
+        "我爱吃火锅。最近美国大选的民调显示特朗普领先。",
+        "我[MASK]你。",
+        "我爱吃火锅。", "最近美国大选的民调显示特朗普领先。", model="e5-multilingual"),
+}

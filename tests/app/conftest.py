@@ -20,6 +20,7 @@ PAGES = {
     "disambiguation": APP / "pages" / "3_Disambiguation.py",
     "index": APP / "pages" / "4_Index.py",
     "models": APP / "pages" / "5_Models.py",
+    "pretraining": APP / "pages" / "6_Pretraining.py",
 }
 
 METRICS = {

@@ -1,0 +1,119 @@
+"""Pretraining: BERT's 80/10/10 masking token by token, fill-mask, next-sentence prediction."""
+
+import appkit  # noqa: F401  (puts the repository root on sys.path)
+import pandas as pd
+import streamlit as st
+from appkit.config import AppConfig
+from appkit.guard import call_or_stop
+from appkit.heads import heads_problem, models_with_heads, stop_without_heads
+from appkit.model_picker import pick_model
+from appkit.presets import PRETRAINING_PRESETS
+from appkit.resources import get_encoder
+from appkit.startup import load_libraries
+from charts.pretraining import mask_draw_figure, nsp_figure, topk_figure
+
+VIEWS = ("80/10/10 draw", "Fill in [MASK]", "Next sentence")
+NSP_TEXT = """
+**What NSP was for.** BERT's second objective: given `[CLS] A [SEP] B [SEP]`, is B the sentence
+that follows A (IsNext), or a random sentence from another document (NotNext)? Half of the
+pairs are each. The seed article lists its defects: the negatives are too easy (a topic jump —
+我爱吃火锅。 / 最近美国大选的民调显示特朗普领先。 — gives them away), it overlaps with what MLM
+already teaches `[CLS]`, and RoBERTa found that dropping it matches or slightly improves
+downstream scores. The NSP head here is BERTScope's, trained on a frozen encoder or with
+`python -m training mlm --nsp`; `training/README.md` measures what it gives.
+"""
+DRAW_TEXT = """
+BERT selects **15 %** of the tokens (never `[CLS]`, `[SEP]`, padding or other special tokens)
+and asks the model to predict the original token at each. Of the selected, **80 %** become
+`[MASK]`, **10 %** a random token, **10 %** stay as they are — so the model cannot rely on
+seeing `[MASK]`, which never appears after pretraining. The loss counts only the selected
+positions. The draw below is transformers' own masking code; change the seed to redraw.
+"""
+
+st.set_page_config(page_title="Pretraining · BERTScope", layout="wide")
+st.title("Pretraining: how BERT learns")
+load_libraries()
+from encoder import draw_mask, score_draw  # noqa: E402  (after the title: see appkit/startup.py)
+
+config = AppConfig.from_env()
+preset_name = st.sidebar.selectbox("Example", list(PRETRAINING_PRESETS), key="pre-preset")
+preset = PRETRAINING_PRESETS[preset_name]
+model_key = pick_model(config, default=preset.model, key=f"pre-model-{preset_name}")
+encoder = get_encoder(model_key)
+others = models_with_heads(config, exclude=model_key)
+compare_label = st.sidebar.selectbox("Compare with", ["(none)", *others], key="pre-compare",
+                                     help="Another model with MLM heads: a trained run folder.")
+compare = get_encoder(others[compare_label]) if compare_label in others else None
+problem = heads_problem(encoder)
+view = st.radio("View", VIEWS, horizontal=True, key="pre-view")
+
+if view == VIEWS[0]:
+    st.markdown(DRAW_TEXT)
+    text = st.text_area("Sentence", preset.sentence, key=f"pre-text-{preset_name}",
+                        max_chars=2000)
+    c1, c2, c3 = st.columns(3)
+    share = c1.slider("Share selected", 0.05, 0.5, 0.15, 0.05, key="pre-share")
+    seed = int(c2.number_input("Seed", 0, 10**6, 0, key="pre-seed"))
+    whole = c3.toggle("Whole words", key="pre-whole",
+                      help="Select words, not tokens: ## pieces together, Chinese words by jieba.")
+    if not text.strip():
+        st.info("Type a sentence to draw its masks.")
+        st.stop()
+    draw = call_or_stop(draw_mask, encoder.tokenizer, text, probability=share, seed=seed,
+                        whole_word=whole, max_length=encoder.max_length)
+    st.plotly_chart(mask_draw_figure(draw.tokens, draw.shown, draw.status), key="draw")
+    counts = draw.counts()
+    st.caption(f"{len(draw.selected)} of {len(draw.tokens)} tokens selected: "
+               f"{counts['mask']} → [MASK], {counts['random']} → random, {counts['kept']} kept.")
+    if not draw.selected:
+        st.info("No token was selected this time: raise the share or change the seed.")
+        st.stop()
+    if problem:
+        stop_without_heads(encoder, problem)
+    score = call_or_stop(score_draw, encoder, draw, top_k=5)
+    m1, m2 = st.columns(2)
+    m1.metric("MLM loss on this draw", f"{score.loss:.2f}",
+              help="Mean cross-entropy of the original token at the selected positions.")
+    m2.metric("top-1 right", f"{sum(score.correct)} of {len(score.correct)}")
+    st.dataframe(pd.DataFrame({
+        "position": score.positions,
+        "original": [draw.tokens[i] for i in score.positions],
+        "model sees": [draw.shown[i] for i in score.positions],
+        "draw": [draw.status[i] for i in score.positions],
+        "top-1": [p[0][0] for p in score.predictions],
+        "top-5": [", ".join(t for t, _ in p) for p in score.predictions],
+        "loss": score.losses,
+    }), width="stretch", hide_index=True)
+
+elif view == VIEWS[1]:
+    text = st.text_area("Text with [MASK] (whatever the model's own mask token is)",
+                        preset.masked, key=f"pre-mask-{preset_name}", max_chars=2000)
+    k = st.slider("Top k", 1, 10, 5, key="pre-k")
+    if "[MASK]" not in text:
+        st.info("Write [MASK] where a word should be predicted.")
+        st.stop()
+    if problem:
+        stop_without_heads(encoder, problem)
+    fills = call_or_stop(encoder.fill_mask, text, top_k=k)
+    other = call_or_stop(compare.fill_mask, text, top_k=k) if compare else None
+    names = (encoder.name, compare.name if compare else "")
+    for i, fill in enumerate(fills):
+        st.plotly_chart(topk_figure(
+            fill.candidates, f"[MASK] #{i + 1}",
+            compare=other[i].candidates if other and i < len(other) else None, names=names,
+        ), key=f"fill-{i}")
+
+else:
+    st.markdown(NSP_TEXT)
+    a = st.text_input("Sentence A", preset.nsp_a, key=f"pre-a-{preset_name}", max_chars=1000)
+    b = st.text_input("Sentence B", preset.nsp_b, key=f"pre-b-{preset_name}", max_chars=1000)
+    if not a.strip() or not b.strip():
+        st.info("Type two sentences.")
+        st.stop()
+    if problem:
+        stop_without_heads(encoder, problem)
+    p = call_or_stop(encoder.next_sentence, a, b)
+    st.plotly_chart(nsp_figure(p), key="nsp")
+    if compare:
+        st.caption(f"{compare.name}: P(IsNext) = "
+                   f"{call_or_stop(compare.next_sentence, a, b):.1%}")

@@ -1,0 +1,114 @@
+"""Pretraining page: the 80/10/10 draw token by token, fill-mask bars, NSP, base vs trained;
+a bundled model without heads is offered (never silently given) a head training."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from apptest_helpers import assert_clean, figures, texts, titles
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def mlm_runs(tiny_model_dir, tmp_path, monkeypatch):
+    """A runs root with two tiny models carrying (untrained) heads and one without; an empty
+    $BERTSCOPE_HOME, so the bundled models have no cached heads."""
+    from encoder import load_encoder
+    from encoder.heads import new_heads, save_heads
+
+    root = tmp_path / "runs"
+    for name in ("tiny-mlm", "tiny-mlm-b", "tiny-plain"):
+        shutil.copytree(tiny_model_dir, root / name)
+        if name != "tiny-plain":
+            enc = load_encoder(root / name)
+            save_heads(root / name, new_heads(enc.transformer), {"mlm": True, "nsp": True})
+    monkeypatch.setenv("BERTSCOPE_RUNS_ROOT", str(root))
+    home = tmp_path / "home"
+    (home / "models").mkdir(parents=True)
+    monkeypatch.setenv("BERTSCOPE_HOME", str(home))
+    return root
+
+
+def choose_model(at, label: str):
+    at.sidebar.selectbox[1].set_value(label).run()
+    return at
+
+
+def test_bundled_model_without_heads_draws_and_offers_training(page, mlm_runs):
+    at = page("pretraining")
+    assert_clean(at)
+    draw = figures(at)[0]
+    cells = draw["data"][0]["text"]
+    assert cells[0][0] == "[CLS]"
+    assert any("**80 %**" in t and "**10 %**" in t for t in texts(at.markdown))
+    assert any("ships without an MLM head" in t for t in texts(at.info))
+    assert [b.label for b in at.button] == ["Train minilm's MLM + NSP heads now"]
+    assert not at.dataframe  # no predictions without a head
+
+
+def test_trained_model_predicts_each_selected_position(page, mlm_runs):
+    at = choose_model(page("pretraining"), "tiny-mlm (trained)")
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert len(table) > 0 and set(table["draw"]) <= {"mask", "random", "kept"}
+    assert at.metric[0].label == "MLM loss on this draw"
+    seed_before = table["position"].tolist()
+    at.number_input[0].set_value(5).run()
+    assert at.dataframe[0].value["position"].tolist() != seed_before  # redrawn
+
+
+def test_fill_mask_bars_per_mask_and_comparison(page, mlm_runs):
+    at = choose_model(page("pretraining"), "tiny-mlm (trained)")
+    at.radio[0].set_value("Fill in [MASK]").run()
+    at.text_area[0].set_value("The [MASK] sat on the [MASK].").run()
+    assert_clean(at)
+    assert titles(at) == ["[MASK] #1", "[MASK] #2"]
+    assert len(figures(at)[0]["data"]) == 1
+    at.sidebar.selectbox[2].set_value("tiny-mlm-b (trained)").run()
+    assert_clean(at)
+    assert len(figures(at)[0]["data"]) == 2  # base beside the other model
+
+
+def test_next_sentence_probability(page, mlm_runs):
+    at = choose_model(page("pretraining"), "tiny-mlm (trained)")
+    at.radio[0].set_value("Next sentence").run()
+    assert_clean(at)
+    bar = figures(at)[0]
+    is_next, not_next = bar["data"][0]["x"][0], bar["data"][1]["x"][0]
+    assert is_next + not_next == pytest.approx(1)
+    assert any("RoBERTa" in t for t in texts(at.markdown))
+
+
+def test_model_without_heads_and_bad_input(page, mlm_runs):
+    at = choose_model(page("pretraining"), "tiny-plain (trained)")
+    assert_clean(at)
+    assert any("has no MLM head" in t for t in texts(at.info))
+    at.radio[0].set_value("Fill in [MASK]").run()
+    at.text_area[0].set_value("no mask here").run()
+    assert any("Write [MASK]" in t for t in texts(at.info))
+
+
+def test_train_button_trains_then_predicts(page, mlm_runs, monkeypatch):
+    """The button runs the (here: instant, stand-in) head training with progress, then the
+    page predicts with the new heads."""
+    import training.mlm.bundled as bundled
+    from encoder import load_encoder
+    from encoder.heads import bundled_heads_dir, new_heads, save_heads
+
+    calls = []
+
+    def fake_training(name, progress=None, steps=None):
+        enc = load_encoder(name)
+        progress(1, 1)
+        calls.append(name)
+        return save_heads(bundled_heads_dir(name), new_heads(enc.transformer),
+                          {"mlm": True, "nsp": True, "fingerprint": enc.fingerprint})
+
+    monkeypatch.setattr(bundled, "ensure_bundled_heads", fake_training)
+    at = page("pretraining")
+    at.button[0].click().run()
+    assert calls == ["minilm"]
+    assert_clean(at)
+    assert len(at.dataframe[0].value) > 0
