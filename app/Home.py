@@ -22,6 +22,8 @@ with left:
     st.caption("Every layer and head, a head view, [CLS], BERT's mask vs GPT's causal mask.")
     st.page_link("pages/3_Disambiguation.py", label="Disambiguation", icon=":material/call_split:")
     st.caption("苹果好吃 vs 苹果发布会: one word's vectors split by sense, layer by layer.")
+    st.page_link("pages/6_Pretraining.py", label="Pretraining", icon=":material/quiz:")
+    st.caption("BERT's 80/10/10 masking token by token, fill-mask, next-sentence prediction.")
 with right:
     st.page_link("pages/4_Index.py", label="Index", icon=":material/database:")
     st.caption("Index statistics; build a new index from a file.")

@@ -1,5 +1,6 @@
 """End to end in a real browser: `streamlit run` on a free port, Debian's headless Chromium
-driven by playwright; a search on the default index, the attention and disambiguation charts.
+driven by playwright; a search on the default index, the attention, disambiguation and
+pretraining charts.
 Nothing is written into the repository: screenshots go to $BERTSCOPE_HOME/test-artifacts/app/,
 and the default index is the repository's indexes/bbc-news when `make app` built it, else one
 built once under $BERTSCOPE_HOME/test-indexes/."""
@@ -161,6 +162,23 @@ def test_index_and_models_pages(tab, app_url):
     tab.locator('[data-testid="stDataFrame"]').first.wait_for()
     wait_idle(tab)
     shot(tab, "10-models")
+
+
+def test_pretraining_page_draws_masks_and_fills_them(tab, app_url):
+    """The 80/10/10 draw renders with any model; predictions where minilm's heads are cached
+    (`python -m training mlm-heads minilm`), else the page offers to train them (not clicked)."""
+    tab.goto(f"{app_url}/Pretraining")
+    tab.locator(".js-plotly-plot .heatmaplayer").first.wait_for()
+    wait_idle(tab)
+    assert "tokens selected" in tab.get_by_text("tokens selected").first.inner_text()
+    shot(tab, "11-pretraining-draw")
+    tab.get_by_text("Fill in [MASK]", exact=True).click()
+    offer = tab.get_by_text("ships without an MLM head")
+    bars = tab.locator(".js-plotly-plot .barlayer")
+    offer.or_(bars.first).first.wait_for(state="visible")
+    wait_idle(tab)
+    assert offer.count() or bars.count()
+    shot(tab, "12-pretraining-fill-mask")
 
 
 def test_dark_theme_draws_the_same_charts(browser, app_url):
