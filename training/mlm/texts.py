@@ -7,7 +7,6 @@ counted, never dropped silently.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,26 +58,20 @@ def read_documents(path: str | Path, text_field: str = "text") -> Documents:
 
 
 def _jsonl(path: Path, text_field: str) -> Documents:
+    from ..data import _read_jsonl  # the same line reader (and messages) as pair files
+
     docs = Documents(str(path), [])
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                docs.skipped.append((n, f"malformed JSON ({exc.msg})"))
-                continue
-            text = row.get(text_field) if isinstance(row, dict) else None
-            if not isinstance(text, str) or not text.strip():
-                docs.skipped.append((n, f"no text in field {text_field!r}"))
-                continue
-            title = row.get("title")
-            docs.texts.append(f"{title.strip()}\n{text}" if isinstance(title, str)
-                              and title.strip() else text)
+    for n, row in _read_jsonl(path):
+        text = row.get(text_field) if isinstance(row, dict) else None
+        if isinstance(row, str) or not isinstance(text, str) or not text.strip():
+            docs.skipped.append((n, row if isinstance(row, str) else f"no text in {text_field!r}"))
+            continue
+        title = row.get("title")
+        docs.texts.append(f"{title.strip()}\n{text}" if isinstance(title, str) and title.strip()
+                          else text)
     if not docs.texts:
-        raise TrainingError(f"{path}: no document with a {text_field!r} field "
-                            f"(first problem: {docs.skipped[0][1] if docs.skipped else 'empty'})")
+        first = docs.skipped[0][1] if docs.skipped else "empty file"
+        raise TrainingError(f"{path}: no document with a {text_field!r} field (first: {first})")
     return docs
 
 
