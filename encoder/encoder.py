@@ -187,7 +187,14 @@ class Encoder:
             languages=self.languages,
             pooling=self._pooling_mode(),
             prompts=self.prompts,
+            has_mlm_head=self._has_heads(),
         )
+
+    def _has_heads(self) -> bool:
+        from .fill_mask import heads_folder
+        from .heads import read_meta
+
+        return read_meta(heads_folder(self)) is not None
 
     def _pooling_mode(self) -> str:
         for module in self.model:

@@ -99,3 +99,8 @@ def test_e5_reads_the_users_mask_and_names_its_heads_command(e5, tmp_path, monke
     monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path))
     with pytest.raises(NoHeadError, match="mlm-heads e5-multilingual"):
         e5.fill_mask("苹果[MASK]吃")
+
+
+def test_info_says_whether_heads_exist(headed, tiny_encoder):
+    assert headed.info.has_mlm_head
+    assert not tiny_encoder.info.has_mlm_head
