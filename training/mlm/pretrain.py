@@ -26,7 +26,7 @@ from encoder.heads import bundled_heads_dir, read_meta, save_heads
 from ..callbacks import JsonlLogCallback
 from ..errors import TrainingError
 from ..report import read_log
-from ..run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, write_json
+from ..run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir, write_json
 from .collator import MlmCollator
 from .config import MlmConfig
 from .examples import chunk_documents, mlm_examples, nsp_examples
@@ -155,7 +155,7 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
         write_json(out / RUN_FILE, run)
     log.info("held-out before: %s", _line(run["before"]))
     args = TrainingArguments(
-        output_dir=str(out / "checkpoints"),
+        output_dir=str(stage_dir(out, 0)),  # one stage, laid out as `fit`'s
         num_train_epochs=config.epochs,
         max_steps=config.max_steps or -1,
         per_device_train_batch_size=config.batch_size,
@@ -182,8 +182,8 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
         callbacks=[JsonlLogCallback(out / "training_log.jsonl", 0), *callbacks],
     )
     checkpoint = None
-    if resume and (out / "checkpoints").is_dir():
-        checkpoint = get_last_checkpoint(str(out / "checkpoints"))
+    if resume and stage_dir(out, 0).is_dir():
+        checkpoint = get_last_checkpoint(str(stage_dir(out, 0)))
     started = time.perf_counter()
     output = trainer.train(resume_from_checkpoint=checkpoint)
     wall = time.perf_counter() - started
