@@ -103,3 +103,23 @@ def test_bad_flags_end_in_one_line(tiny_model_dir, corpus, tmp_path, capsys):
     assert "--mlm-probability must be in (0, 1)" in capsys.readouterr().err
     assert main(_args(tiny_model_dir, tmp_path / "missing.jsonl", tmp_path / "y")) == 2
     assert "corpus not found" in capsys.readouterr().err
+
+
+def test_resume_continues_from_the_last_checkpoint(tiny_model_dir, corpus, tmp_path):
+    from transformers import TrainerCallback
+
+    from training.mlm import MlmConfig, pretrain
+
+    class StopAtThree(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            if state.global_step == 3:
+                raise KeyboardInterrupt
+
+    config = MlmConfig(model=str(tiny_model_dir), corpus=(str(corpus),), out=str(tmp_path / "r"),
+                       max_steps=4, save_steps=2, batch_size=4, max_length=32,
+                       show_progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        pretrain(config, callbacks=[StopAtThree()])
+    result = pretrain(config, resume=True)
+    assert result.metrics["resumed_from"] == "checkpoint-2"
+    assert result.metrics["steps"] == 4
