@@ -105,7 +105,8 @@ def run_experiment(args: argparse.Namespace) -> None:
         result = ex.nsp_experiment(config, args.out, args.sts_dev)
     else:
         result = ex.domain_experiment(args.beir, args.out, model=args.model,
-                                      mlm=config if config.corpus else None, seed=args.seed)
+                                      mlm=config if config.corpus else None, seed=args.seed,
+                                      max_length=args.max_length)
     print(json.dumps(result, indent=2))
 
 
