@@ -76,6 +76,7 @@ def test_whole_word_selects_every_piece_of_a_word(tokenizer):
     assert draw.selected and len(draw.selected) < len(draw.tokens) - 2
 
 
+@pytest.mark.slow
 def test_whole_word_groups_chinese_words_not_runs(e5):
     draw = draw_mask(e5.tokenizer, "我昨天去看了医生，他说我只是太累了。" * 4, probability=0.3,
                      seed=5, whole_word=True)
