@@ -101,7 +101,7 @@ def domain_experiment(beir: str | Path, out: str | Path, *, model: str = "minilm
     of the queries' (query, positive abstract) pairs; `model` + MLM on the corpus + the same
     fine-tuning."""
     from encoder import load_encoder
-    from encoder.ir_metrics import load_beir
+    from metrics import load_beir
 
     from ..config import FitConfig, Stage
     from ..evaluate import evaluate_beir
