@@ -24,7 +24,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers.models.bert.modeling_bert import BertPooler, BertPreTrainingHeads
 
-from .paths import bertscope_home
+from common.home import bertscope_home
 
 HEADS_FILE = "mlm_heads.safetensors"
 HEADS_META = "mlm_heads.json"

@@ -12,7 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..run_folder import write_json
+from common import write_json_atomic
+
 from .config import MlmConfig
 from .pretrain import pretrain
 
@@ -33,7 +34,7 @@ def mask_ratio_experiment(base: MlmConfig, out: str | Path,
         rows.append({"ratio": ratio, "steps": result["steps"], "train_loss": result["train_loss"],
                      "eval15": _scores(after), "eval_own": _scores(own),
                      "wall_s": result["wall_s"]})
-        write_json(out / "mask_ratio.json", {"rows": rows})
+        write_json_atomic(out / "mask_ratio.json", {"rows": rows})
     return rows
 
 
@@ -81,7 +82,7 @@ def nsp_experiment(base: MlmConfig, out: str | Path, sts_dev: str | None) -> lis
 
             row["sts_dev_spearman"] = evaluate_sts(load_encoder(folder).model, dev).spearman
         rows.append(row)
-        write_json(out / "nsp.json", {"rows": rows})
+        write_json_atomic(out / "nsp.json", {"rows": rows})
     return rows
 
 
@@ -133,7 +134,7 @@ def domain_experiment(beir: str | Path, out: str | Path, *, model: str = "minilm
         rows.append({"name": name, "model": folder, **ir, "train_wall_s": wall,
                      "eval_wall_s": time.perf_counter() - started,
                      "train_queries": len(train_q), "heldout_queries": len(held_q)})
-        write_json(results_file, {"rows": rows})
+        write_json_atomic(results_file, {"rows": rows})
 
     def finetune(source: str, folder: Path) -> float:
         if (folder / "metrics.json").is_file():

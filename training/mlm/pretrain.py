@@ -21,12 +21,13 @@ from typing import Any
 from transformers import Trainer, TrainerCallback, TrainingArguments, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
+from common import write_json_atomic
 from encoder.heads import bundled_heads_dir, read_meta, save_heads
 
 from ..callbacks import JsonlLogCallback
 from ..errors import TrainingError
 from ..report import read_log
-from ..run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir, write_json
+from ..run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
 from .collator import MlmCollator
 from .config import MlmConfig
 from .examples import chunk_documents, mlm_examples, nsp_examples
@@ -76,7 +77,7 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
         "format": RUN_FORMAT, "kind": "mlm", "identity": config.identity(),
         "config": config.to_dict(), "started_at": _now(), "finished": False,
     }
-    write_json(out / RUN_FILE, run)
+    write_json_atomic(out / RUN_FILE, run)
     from encoder import load_encoder  # after the checks: loading a model takes a while
 
     encoder = load_encoder(config.model)
@@ -152,7 +153,7 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
     set_seed(config.seed)
     if "before" not in run:
         run["before"] = evaluate(model, tokenizer, data, config)
-        write_json(out / RUN_FILE, run)
+        write_json_atomic(out / RUN_FILE, run)
     log.info("held-out before: %s", _line(run["before"]))
     args = TrainingArguments(
         output_dir=str(stage_dir(out, 0)),  # one stage, laid out as `fit`'s
@@ -216,7 +217,7 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
                                 "base_model": config.model, "mode": metrics["mode"],
                                 "after": after, **heads_meta},
                pooler=None if save_model or not config.nsp else model.bert.pooler)
-    write_json(out / "metrics.json", metrics)
+    write_json_atomic(out / "metrics.json", metrics)
     plot_mlm_curve(read_log(out / "training_log.jsonl"), out / "curve.png",
                    title=f"{config.model}: MLM{' + NSP' if config.nsp else ''} "
                          f"({metrics['mode']})")
@@ -224,7 +225,7 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
     if not config.keep_checkpoints:
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
     run["finished"] = True
-    write_json(out / RUN_FILE, run)
+    write_json_atomic(out / RUN_FILE, run)
     return PretrainResult(out, metrics)
 
 
