@@ -19,6 +19,7 @@ class EncoderInfo:
     languages: tuple[str, ...]
     pooling: str
     prompts: dict[str, str] = field(default_factory=dict)
+    has_mlm_head: bool = False  # MLM (+ NSP) heads saved with the model: fill_mask works
 
     def to_dict(self) -> dict:
         return asdict(self)
