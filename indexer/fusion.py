@@ -1,10 +1,20 @@
-"""Reciprocal-rank fusion (Cormack et al. 2009), a pure function over ranked id lists."""
+"""Fusing ranked lists from several retrievers (BM25, dense encoders): pure functions.
+
+- `rrf`: reciprocal-rank fusion (Cormack et al. 2009): uses only ranks.
+- `convex`: a weighted sum of per-query normalised scores (Bruch et al. 2023, "An Analysis of
+  Fusion Functions for Hybrid Retrieval"), normalised by `min-max` or `z-score` within each
+  list; an item missing from a list gets that list's lowest normalised score (as if it ranked
+  last there).
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 
 RRF_K = 60
+NORMALISATIONS = ("minmax", "zscore")
+Scored = Sequence[tuple[Hashable, float]]  # (id, score), best first
 
 
 def rrf(
@@ -19,11 +29,66 @@ def rrf(
     """
     if k < 0:
         raise ValueError(f"rrf k must be >= 0, got {k}")
-    weights = [1.0] * len(rankings) if weights is None else list(weights)
-    if len(weights) != len(rankings):
-        raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
+    weights = _weights(weights, len(rankings))
     scores: dict[Hashable, float] = {}
     for ranking, w in zip(rankings, weights, strict=True):
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + w / (k + rank)
     return sorted(scores.items(), key=lambda x: x[1], reverse=True)
+
+
+def normalise(scores: Sequence[float], method: str = "minmax") -> list[float]:
+    """Scores of one query's list on a common scale.
+
+    `minmax`: (s - min) / (max - min), so the best is 1 and the worst 0 (all 1 when every score
+    is equal); `zscore`: (s - mean) / std with the population std (all 0 when it is 0).
+    """
+    if method not in NORMALISATIONS:
+        raise ValueError(f"Invalid normalisation {method!r}. Valid: {', '.join(NORMALISATIONS)}")
+    xs = [float(s) for s in scores]
+    if not xs:
+        return []
+    if method == "minmax":
+        low, high = min(xs), max(xs)
+        return [1.0] * len(xs) if high == low else [(x - low) / (high - low) for x in xs]
+    mean = sum(xs) / len(xs)
+    std = math.sqrt(sum((x - mean) ** 2 for x in xs) / len(xs))
+    return [0.0] * len(xs) if std == 0 else [(x - mean) / std for x in xs]
+
+
+def convex(
+    runs: Sequence[Scored],
+    weights: Sequence[float] | None = None,
+    *,
+    norm: str = "minmax",
+) -> list[tuple[Hashable, float]]:
+    """score(d) = Σ_i w_i · n_i(d), n_i = `normalise` of list i, for an item missing from list i
+    the lowest n_i of that list. With two lists, weights (α, 1 - α) make the convex combination.
+
+    Returns (id, score) best first; ties keep first-seen order.
+    """
+    weights = _weights(weights, len(runs))
+    normalised: list[dict[Hashable, float]] = []
+    floors: list[float] = []
+    for run in runs:
+        values = normalise([s for _, s in run], norm)
+        normalised.append(dict(zip((i for i, _ in run), values, strict=True)))
+        floors.append(min(values) if values else 0.0)
+    order: dict[Hashable, None] = {}
+    for run in runs:
+        order.update((i, None) for i, _ in run)
+    fused = {
+        item: sum(w * n.get(item, floor) for w, n, floor in zip(weights, normalised, floors,
+                                                                 strict=True))
+        for item in order
+    }
+    return sorted(fused.items(), key=lambda x: x[1], reverse=True)
+
+
+def _weights(weights: Sequence[float] | None, n: int) -> list[float]:
+    weights = [1.0] * n if weights is None else [float(w) for w in weights]
+    if len(weights) != n:
+        raise ValueError(f"{len(weights)} weights for {n} rankings")
+    if any(w < 0 or not math.isfinite(w) for w in weights):
+        raise ValueError(f"weights must be finite and >= 0, got {weights}")
+    return weights

@@ -3,6 +3,7 @@
 import pytest
 
 from indexer import rrf
+from indexer.fusion import convex, normalise
 
 
 def test_rrf_formula_and_order():
@@ -18,3 +19,58 @@ def test_rrf_weights_can_favour_one_list():
     assert rrf([["a", "b"], ["b", "a"]], weights=[1.0, 2.0])[0][0] == "b"
     with pytest.raises(ValueError, match="weights"):
         rrf([["a"]], weights=[1.0, 1.0])
+
+
+# -- convex combination of normalised scores, against hand-computed values ----------------------
+LEXICAL = [("a", 10.0), ("b", 6.0), ("c", 2.0)]  # BM25 scores
+DENSE = [("b", 0.9), ("c", 0.8), ("d", 0.5)]  # cosines
+
+
+def test_minmax_and_zscore_by_hand():
+    assert normalise([10, 6, 2], "minmax") == [1.0, 0.5, 0.0]
+    assert normalise([0.9, 0.8, 0.5], "minmax") == pytest.approx([1.0, 0.75, 0.0])
+    # mean 6, population std sqrt(32/3) = 3.26599
+    assert normalise([10, 6, 2], "zscore") == pytest.approx([1.224745, 0.0, -1.224745], abs=1e-6)
+    assert normalise([3, 3], "minmax") == [1.0, 1.0]  # no spread: all equally best
+    assert normalise([3, 3], "zscore") == [0.0, 0.0]
+    assert normalise([], "zscore") == []
+    with pytest.raises(ValueError, match="Valid: minmax, zscore"):
+        normalise([1.0], "softmax")
+
+
+def test_convex_minmax_by_hand():
+    fused = dict(convex([LEXICAL, DENSE], weights=[0.3, 0.7]))
+    # a: 0.3*1 + 0.7*0 (missing from dense: its floor 0); b: 0.3*0.5 + 0.7*1
+    # c: 0.3*0 + 0.7*0.75; d: 0.3*0 (missing from lexical) + 0.7*0
+    assert fused == pytest.approx({"a": 0.3, "b": 0.85, "c": 0.525, "d": 0.0})
+    assert [x for x, _ in convex([LEXICAL, DENSE], weights=[0.3, 0.7])] == ["b", "c", "a", "d"]
+    # all weight on BM25: its order, then the dense-only item
+    assert [x for x, _ in convex([LEXICAL, DENSE], weights=[1.0, 0.0])][:3] == ["a", "b", "c"]
+
+
+def test_convex_zscore_by_hand():
+    z_lex = {"a": 1.224745, "b": 0.0, "c": -1.224745}  # mean 6, std 3.26599
+    # dense: mean 0.73333, std 0.169967 -> b 0.980581, c 0.392232, d -1.372813
+    z_dense = {"b": 0.980581, "c": 0.392232, "d": -1.372813}
+    fused = dict(convex([LEXICAL, DENSE], weights=[0.5, 0.5], norm="zscore"))
+    expected = {
+        "a": 0.5 * z_lex["a"] + 0.5 * z_dense["d"],  # missing from dense: dense's lowest z
+        "b": 0.5 * z_lex["b"] + 0.5 * z_dense["b"],
+        "c": 0.5 * z_lex["c"] + 0.5 * z_dense["c"],
+        "d": 0.5 * z_lex["c"] + 0.5 * z_dense["d"],  # missing from lexical: lexical's lowest
+    }
+    assert fused == pytest.approx(expected, abs=1e-5)
+    assert [x for x, _ in convex([LEXICAL, DENSE], norm="zscore")] == ["b", "a", "c", "d"]
+
+
+def test_convex_three_lists_and_bad_weights():
+    third = [("d", 5.0), ("a", 1.0)]
+    fused = dict(convex([LEXICAL, DENSE, third], weights=[1, 1, 2]))
+    # a: 1 + 0 + 2*0; b: 0.5 + 1 + 2*0 (missing: floor 0); d: 0 + 0 + 2*1
+    assert fused["a"] == pytest.approx(1.0) and fused["b"] == pytest.approx(1.5)
+    assert fused["d"] == pytest.approx(2.0)
+    assert convex([[], DENSE])[0][0] == "b"  # an empty list adds nothing
+    with pytest.raises(ValueError, match="2 weights for 3 rankings"):
+        convex([LEXICAL, DENSE, third], weights=[1, 1])
+    with pytest.raises(ValueError, match=">= 0"):
+        convex([LEXICAL, DENSE], weights=[-1, 1])
