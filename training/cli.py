@@ -22,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     fit = sub.add_parser("fit", help="fine-tune an encoder as a Siamese Sentence-BERT")
+    fit.add_argument("--config", help="a recipe file (recipes/NAME.json); flags override it")
+    fit.add_argument("--data", help="data root for a recipe's files (default $BERTSCOPE_DATA, "
+                     "else ../shared/data)")
     _add_fit_flags(fit)
     fit.add_argument("--pooling", default="mean", help=f"one of {', '.join(POOLING_MODES)}")
     fit.add_argument("--out", required=True, help="output folder (new or empty, or --resume)")
@@ -50,15 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_fit_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, help="bundled name or model folder")
+    p.add_argument("--model", help="bundled name or model folder")
     p.add_argument(
         "--train",
         action="append",
-        required=True,
         help="FILE[,FILE]: one training stage; repeat for stages run in order",
     )
     p.add_argument(
-        "--loss", action="append", help=f"one per --train (or one for all): {', '.join(LOSSES)}"
+        "--loss",
+        action="append",
+        help=f"one per --train (or one for all): {', '.join(LOSSES)}; default: by data kind "
+        "(scored/binary pairs -> cosent, nli/triplets -> mnrl)",
     )
     p.add_argument(
         "--epochs", action="append", type=float, help="one per --train (or one for all); default 1"
@@ -93,14 +98,21 @@ def _per_stage(values: list | None, n: int, default, flag: str) -> list:
     return values
 
 
-def fit_config(args: argparse.Namespace, *, pooling: str = "mean") -> FitConfig:
-    n = len(args.train)
-    losses = _per_stage(args.loss, n, None, "--loss")
-    epochs = _per_stage(args.epochs, n, 1.0, "--epochs")
-    stages = tuple(
+def stages_from_flags(train: list[str], losses: list | None, epochs: list | None) -> tuple:
+    """One Stage per --train (FILE[,FILE]); --loss/--epochs once for all or once per stage."""
+    n = len(train)
+    losses = _per_stage(losses, n, None, "--loss") if losses else [None] * n
+    epochs = _per_stage(epochs, n, 1.0, "--epochs")
+    return tuple(
         Stage(tuple(f for f in files.split(",") if f), loss, ep)
-        for files, loss, ep in zip(args.train, losses, epochs, strict=True)
+        for files, loss, ep in zip(train, losses, epochs, strict=True)
     )
+
+
+def fit_config(args: argparse.Namespace, *, pooling: str = "mean") -> FitConfig:
+    if not args.model or not args.train:
+        raise TrainingError("fit needs --model NAME and --train FILE (or --config RECIPE)")
+    stages = stages_from_flags(args.train, args.loss, args.epochs)
     return FitConfig(
         model=args.model,
         stages=stages,
@@ -124,6 +136,11 @@ def fit_config(args: argparse.Namespace, *, pooling: str = "mean") -> FitConfig:
 def run_fit(args: argparse.Namespace) -> None:
     from .fit import fit
 
+    if args.config:
+        from .recipe_cli import run_recipe
+
+        run_recipe(args, build_parser())
+        return
     result = fit(fit_config(args), resume=args.resume)
     m = result.metrics
     print(f"model saved to {result.out} ({m['wall_s']:.0f} s)")
@@ -166,6 +183,7 @@ def run_experiment(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # a recipe's overrides read it
     import datasets
 
     datasets.disable_progress_bars()  # row-mapping bars would bury the messages that matter

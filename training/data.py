@@ -3,7 +3,8 @@
 Kinds (see ../shared/data/README.md):
 - `scored`: sentence1, sentence2, score (float in a range, STS-B 0-5);
 - `binary`: sentence1, sentence2, score in {0, 1} (LCQMC, ATEC);
-- `nli`: premise, hypothesis, label in entailment / neutral / contradiction.
+- `nli`: premise, hypothesis, label in entailment / neutral / contradiction;
+- `triplet`: anchor, positive, negative texts (retrieval: query, relevant, hard negative).
 JSONL, CSV, TSV and Parquet files with named columns are read; a name that is not a local file is
 tried as a hub data set (needs a network). Rows with a missing, empty, non-numeric or out-of-range
 field are skipped and listed in `LoadedData.bad_rows`, never dropped silently.
@@ -23,7 +24,7 @@ from datasets import Dataset, load_dataset
 from .errors import TrainingError
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")  # index = SoftmaxLoss class id
-KINDS = ("scored", "binary", "nli")
+KINDS = ("scored", "binary", "nli", "triplet")
 # Accepted column names for each canonical field, first match wins.
 ALIASES: dict[str, tuple[str, ...]] = {
     "sentence1": ("sentence1", "text1", "sentence_a", "query1", "s1"),
@@ -31,6 +32,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "score": ("score", "label", "similarity", "gold"),
     "premise": ("premise", "sentence1"),
     "hypothesis": ("hypothesis", "sentence2"),
+    "anchor": ("anchor", "query"),
+    "positive": ("positive", "pos"),
+    "negative": ("negative", "neg", "hard_negative"),
 }
 READERS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
 
@@ -97,6 +101,9 @@ def load_pairs(
     if kind == "nli":
         fields = _resolve(columns, ("premise", "hypothesis", "label"), name, kind)
         rows, bad = _clean_nli(records, fields)
+    elif kind == "triplet":
+        fields = _resolve(columns, ("anchor", "positive", "negative"), name, kind)
+        rows, bad = _clean_texts(records, fields)
     else:
         fields = _resolve(columns, ("sentence1", "sentence2", "score"), name, kind)
         rows, bad = _clean_pairs(records, fields, kind, score_range)
@@ -195,6 +202,8 @@ def _resolve(columns: set[str], wanted: Iterable[str], name: str, kind: str) -> 
 def _guess_kind(columns: set[str], records: list, name: str) -> str:
     if {"premise", "hypothesis"} <= columns:
         return "nli"
+    if {"anchor", "positive"} <= columns or {"query", "positive"} <= columns:
+        return "triplet"
     fields = _resolve(columns, ("sentence1", "sentence2", "score"), name, "pair")
     values = {_as_float(r.get(fields["score"])) for _, r in records if isinstance(r, dict)}
     values.discard(None)
@@ -288,4 +297,20 @@ def _clean_nli(records, fields):
         rows["premise"].append(record[fields["premise"]])
         rows["hypothesis"].append(record[fields["hypothesis"]])
         rows["label"].append(label)
+    return rows, bad
+
+
+def _clean_texts(records, fields):
+    """Rows whose every field is a non-empty text (triplets)."""
+    rows: dict[str, list] = {canonical: [] for canonical in fields}
+    bad: list[BadRow] = []
+    for number, record in records:
+        problem = record if isinstance(record, str) else None
+        for column in fields.values():
+            problem = problem or _text_problem(record.get(column), column)
+        if problem:
+            bad.append(BadRow(number, problem))
+            continue
+        for canonical, column in fields.items():
+            rows[canonical].append(record[column])
     return rows, bad

@@ -1,8 +1,10 @@
 """`fit`: train a Siamese Sentence-BERT in one or more stages with `SentenceTransformerTrainer`.
 
-Everything a user can get wrong (loss names, data files, dev set, output folder) is checked before
-the model is built. Each stage evaluates on the dev set every `eval_steps`, keeps the best
-checkpoint, and can resume from its last checkpoint; the final model lands at the top of `out`.
+Everything a user can get wrong (loss names, data files, dev sets, output folder) is checked before
+the model is built. Each stage evaluates the dev sets every `eval_steps` (several: their mean),
+keeps the best checkpoint, optionally stops early, and can resume from its last checkpoint; report
+sets are scored before training and after every stage but never pick anything. The final model
+lands at the top of `out`.
 """
 
 from __future__ import annotations
@@ -16,27 +18,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from datasets import Dataset, concatenate_datasets
 from sentence_transformers import (
     SentenceTransformer,
     SentenceTransformerTrainer,
     SentenceTransformerTrainingArguments,
 )
 from sentence_transformers.base.sampler import BatchSamplers
-from transformers import TrainerCallback, set_seed
+from transformers import EarlyStoppingCallback, TrainerCallback, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
 from common import write_json_atomic
 
 from .callbacks import JsonlLogCallback
-from .config import FitConfig, Stage
-from .data import LoadedData, load_pairs
+from .config import FitConfig
+from .dev_sets import describe, dev_evaluator, load_sets, metric_key, score_sets
 from .errors import TrainingError
-from .losses import LossSpec, check_loss_data, get_loss
-from .report import DEV_METRIC, model_card, plot_curve, read_log
+from .report import model_card, plot_curve, read_log
 from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
 from .siamese import build_siamese, check_pooling, freeze_word_embeddings
-from .sts import check_prompt, evaluate_sts, load_sts, prompt_prefix, sts_evaluator
+from .stage_data import PreparedStage, prepare_stage
+from .sts import check_prompt, prompt_prefix
 
 log = logging.getLogger("bertscope.training")
 
@@ -55,14 +56,6 @@ class FitResult:
         return (self.metrics.get("dev_after") or {}).get("spearman")
 
 
-@dataclass
-class _PreparedStage:
-    stage: Stage
-    spec: LossSpec
-    data: list[LoadedData]
-    dataset: Dataset
-
-
 def fit(
     config: FitConfig, *, resume: bool = False, callbacks: Sequence[TrainerCallback] = ()
 ) -> FitResult:
@@ -73,10 +66,12 @@ def fit(
     _check_numbers(config)
     check_pooling(config.pooling)
     check_prompt(config.prompt)
-    stages = [_prepare_stage(s, config) for s in config.stages]
-    dev = load_sts(config.dev) if config.dev else None
-    if dev is not None:
-        log.info("dev: %s", dev.summary())
+    stages = [prepare_stage(s, config, i) for i, s in enumerate(config.stages)]
+    dev = load_sets(config.dev_sets, role="dev set")
+    report = load_sets(config.report, role="report set")
+    for role, sets in (("dev", dev), ("report", report)):
+        for data in sets:
+            log.info("%s: %s", role, data.summary())
     out = prepare_out(config.out, config.identity(), resume=resume)
     run = (
         read_run(out)
@@ -93,15 +88,16 @@ def fit(
     write_json_atomic(out / RUN_FILE, run)
     handler = _log_to(out / "train.log")
     try:
-        return _train(config, stages, dev, out, run, callbacks, resume)
+        return _train(config, stages, (dev, report), out, run, callbacks, resume)
     finally:
         logging.getLogger("bertscope").removeHandler(handler)
         handler.close()
 
 
-def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
+def _train(config, stages, sets, out, run, callbacks, resume) -> FitResult:
     started = time.perf_counter()
     set_seed(config.seed)
+    dev, report = sets
     done: list[dict[str, Any]] = run["stages_done"]
     if done:  # resume after a finished stage: continue from its weights
         model = SentenceTransformer(
@@ -113,19 +109,22 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
         )
     if config.freeze_embeddings:
         freeze_word_embeddings(model)
-    prefix = prompt_prefix(model, config.prompt)
-    evaluator = sts_evaluator(dev, model, name="dev", prompt=config.prompt) if dev else None
-    if dev is not None and "dev_before" not in run:
-        run["dev_before"] = evaluate_sts(model, dev, prompt=config.prompt).to_dict()
+    prefixes = (prompt_prefix(model, config.prompt), prompt_prefix(model, "passage"))
+    selector = (dev_evaluator(dev, model, config.prompt), metric_key(dev)) if dev else None
+    if (dev or report) and "dev_before" not in run:
+        run["dev_before"] = score_sets(model, dev, prompt=config.prompt)
+        run["report_before"] = score_sets(model, report, prompt=config.prompt)
         write_json_atomic(out / RUN_FILE, run)
-        log.info("dev before training: Spearman %.2f", run["dev_before"]["spearman"])
+        _log_scores("before training", run["dev_before"], run["report_before"])
 
     for index, prepared in enumerate(stages):
         if index < len(done):
             continue
-        record = _run_stage(
-            index, prepared, model, evaluator, config, prefix, out, callbacks, resume
-        )
+        record = _run_stage(index, prepared, model, selector, config, prefixes, out, callbacks,
+                            resume)
+        record["dev_after"] = score_sets(model, dev, prompt=config.prompt)
+        record["report_after"] = score_sets(model, report, prompt=config.prompt)
+        _log_scores(f"after stage {index}", record["dev_after"], record["report_after"])
         model.save(str(stage_dir(out, index) / "final"), create_model_card=False)
         done.append(record)
         write_json_atomic(out / RUN_FILE, run)
@@ -134,19 +133,27 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
     metrics = {
         "model": config.model,
         "pooling": config.pooling,
-        "prompt_prefix": prefix,
-        "dev": {"path": dev.path, "rows": len(dev), "bad_rows": len(dev.bad_rows)} if dev else None,
+        "prompt_prefix": prefixes[0],
+        "dev": describe(dev) or None,
+        "report": describe(report) or None,
         "dev_before": run.get("dev_before"),
-        "dev_after": evaluate_sts(model, dev, prompt=config.prompt).to_dict() if dev else None,
+        "dev_after": done[-1].get("dev_after"),
+        "report_before": run.get("report_before"),
+        "report_after": done[-1].get("report_after"),
         "stages": done,
         "wall_s": sum(s["wall_s"] for s in done) if resume else time.perf_counter() - started,
         "started_at": run["started_at"],
         "finished_at": _now(),
+        **{k: config.extra[k] for k in ("recipe",) if k in config.extra},
     }
     write_json_atomic(out / "metrics.json", metrics)
     write_json_atomic(
         out / "data_report.json",
-        {"stages": [s["data"] for s in done], "dev": dev.report() if dev else None},
+        {
+            "stages": [s["data"] for s in done],
+            "dev": [d.report() for d in dev] or None,
+            "report": [d.report() for d in report] or None,
+        },
     )
     before = (metrics["dev_before"] or {}).get("spearman")
     plot_curve(
@@ -160,49 +167,46 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
     run["finished"] = True
     write_json_atomic(out / RUN_FILE, run)
-    if dev:
-        log.info(
-            "dev after training: Spearman %.2f (before %.2f)",
-            metrics["dev_after"]["spearman"],
-            before,
-        )
     return FitResult(out, metrics)
 
 
 def _run_stage(
-    index,
-    prepared: _PreparedStage,
-    model,
-    evaluator,
+    index: int,
+    prepared: PreparedStage,
+    model: SentenceTransformer,
+    selector: tuple[Any, str] | None,  # (dev evaluator, the trainer metric it reports)
     config: FitConfig,
-    prefix: str,
+    prefixes: tuple[str, str],  # (query prompt, passage prompt)
     out: Path,
     callbacks,
     resume: bool,
 ) -> dict[str, Any]:
-    spec, stage = prepared.spec, prepared.stage
+    stage = prepared.stage
     folder = stage_dir(out, index)
-    dataset = _with_prefix(prepared.dataset, prefix)
-    log.info("stage %d: %s on %d rows for %g epochs", index, spec.name, len(dataset), stage.epochs)
-    has_dev = evaluator is not None
+    datasets = {t.name: t.prefixed(*prefixes) for t in prepared.tasks}
+    losses = {t.name: t.spec.build(model) for t in prepared.tasks}
+    single = len(prepared.tasks) == 1
+    log.info("stage %d: %s on %d rows for %g epochs", index, prepared.loss_names, prepared.rows,
+             stage.epochs)
+    batch_size = stage.batch_size or config.batch_size
     args = SentenceTransformerTrainingArguments(
         output_dir=str(folder),
         num_train_epochs=stage.epochs,
-        per_device_train_batch_size=config.batch_size,
-        per_device_eval_batch_size=config.batch_size,
-        learning_rate=config.learning_rate,
+        per_device_train_batch_size=batch_size,
+        per_device_eval_batch_size=batch_size,
+        learning_rate=stage.learning_rate or config.learning_rate,
         warmup_steps=config.warmup_ratio,  # a float below 1 is a fraction of all steps
         lr_scheduler_type="linear",
         weight_decay=config.weight_decay,
         seed=config.seed,
         data_seed=config.seed,
-        eval_strategy="steps" if has_dev else "no",
+        eval_strategy="steps" if selector else "no",
         eval_steps=config.eval_steps,
         save_strategy="steps",
         save_steps=config.eval_steps,
         save_total_limit=2,  # the last checkpoint (for --resume) and the best one
-        load_best_model_at_end=has_dev,
-        metric_for_best_model=DEV_METRIC if has_dev else None,
+        load_best_model_at_end=selector is not None,
+        metric_for_best_model=selector[1] if selector else None,
         greater_is_better=True,
         logging_steps=config.logging_steps,
         report_to="none",
@@ -210,16 +214,19 @@ def _run_stage(
         dataloader_num_workers=0,
         disable_tqdm=not config.show_progress,
         batch_sampler=BatchSamplers.NO_DUPLICATES
-        if spec.name == "mnrl"
+        if prepared.uses_mnrl
         else BatchSamplers.BATCH_SAMPLER,
     )
+    extra = [JsonlLogCallback(out / "training_log.jsonl", index), *callbacks]
+    if selector and config.early_stopping_patience is not None:
+        extra.append(EarlyStoppingCallback(early_stopping_patience=config.early_stopping_patience))
     trainer = SentenceTransformerTrainer(
         model=model,
         args=args,
-        train_dataset=dataset,
-        loss=spec.build(model),
-        evaluator=evaluator,
-        callbacks=[JsonlLogCallback(out / "training_log.jsonl", index), *callbacks],
+        train_dataset=next(iter(datasets.values())) if single else datasets,
+        loss=next(iter(losses.values())) if single else losses,
+        evaluator=selector[0] if selector else None,
+        callbacks=extra,
     )
     checkpoint = get_last_checkpoint(str(folder)) if resume and folder.is_dir() else None
     if checkpoint:
@@ -228,11 +235,14 @@ def _run_stage(
     output = trainer.train(resume_from_checkpoint=checkpoint)
     state = trainer.state
     return {
-        "loss": spec.name,
+        "name": stage.name,
+        "loss": prepared.loss_names,
+        "tasks": prepared.report(),
         "epochs": stage.epochs,
-        "rows": len(dataset),
-        "data": [d.report() for d in prepared.data],
+        "rows": prepared.rows,
+        "data": [d.report() for t in prepared.tasks for d in t.data],
         "steps": state.global_step,
+        "max_steps": state.max_steps,
         "train_loss": float(output.training_loss),
         "best_step": _step_of(state.best_model_checkpoint),
         "best_dev_spearman": 100 * state.best_metric if state.best_metric is not None else None,
@@ -241,33 +251,11 @@ def _run_stage(
     }
 
 
-def _prepare_stage(stage: Stage, config: FitConfig) -> _PreparedStage:
-    spec = get_loss(stage.loss)
-    if not stage.train:
-        raise TrainingError(f"stage with loss {stage.loss!r} has no training file")
-    if stage.epochs <= 0:
-        raise TrainingError(f"epochs must be > 0, got {stage.epochs:g}")
-    loaded, parts = [], []
-    for path in stage.train:
-        data = load_pairs(path)
-        check_loss_data(spec, data)
-        log.info("train: %s", data.summary())
-        loaded.append(data)
-        parts.append(spec.prepare(data, config.seed))
-    dataset = concatenate_datasets(parts) if len(parts) > 1 else parts[0]
-    if config.max_rows is not None and config.max_rows < len(dataset):
-        # a seeded random sample: files such as STS-B are ordered by source genre
-        dataset = dataset.shuffle(seed=config.seed).select(range(config.max_rows))
-    if len(dataset) == 0:
-        raise TrainingError(f"{', '.join(stage.train)}: no rows left for loss {spec.name!r}")
-    return _PreparedStage(stage, spec, loaded, dataset)
-
-
-def _with_prefix(dataset: Dataset, prefix: str) -> Dataset:
-    if not prefix:
-        return dataset
-    texts = [c for c in dataset.column_names if dataset.features[c].dtype == "string"]
-    return dataset.map(lambda r: {c: prefix + r[c] for c in texts})
+def _log_scores(when: str, dev: dict | None, report: dict | None) -> None:
+    for role, scores in (("dev", dev), ("report", report)):
+        if scores:
+            each = ", ".join(f"{r['path']} {r['spearman']:.2f}" for r in scores["sets"])
+            log.info("%s %s: Spearman %.2f (%s)", role, when, scores["spearman"], each)
 
 
 def _check_numbers(config: FitConfig) -> None:
@@ -279,11 +267,15 @@ def _check_numbers(config: FitConfig) -> None:
         ("--warmup", config.warmup_ratio, 0 <= config.warmup_ratio < 1, "in [0, 1)"),
         ("--max-rows", config.max_rows, config.max_rows is None or config.max_rows >= 1, ">= 1"),
     ]
+    patience = config.early_stopping_patience
+    checks.append(("early_stopping_patience", patience, patience is None or patience >= 1, ">= 1"))
     for flag, value, ok, rule in checks:
         if not ok:
             raise TrainingError(f"{flag} must be {rule}, got {value}")
     if not config.stages:
-        raise TrainingError("no training stage: pass --train FILE and --loss NAME")
+        raise TrainingError("no training stage: pass --train FILE (and --loss NAME)")
+    if patience is not None and not config.dev_sets:
+        raise TrainingError("early stopping needs a dev set: pass --dev FILE")
 
 
 def _step_of(checkpoint: str | None) -> int | None:

@@ -40,9 +40,12 @@ def _pairs_int(data: LoadedData, seed: int) -> Dataset:
 
 
 def _positives(data: LoadedData, seed: int) -> Dataset:
-    """MNRL rows: NLI -> (anchor, positive, hard negative); binary pairs -> positive pairs only."""
+    """MNRL rows: NLI -> (anchor, positive, hard negative); binary pairs -> positive pairs only;
+    triplets as they are."""
     if data.kind == "nli":
         return nli_triplets(data.dataset, seed=seed)
+    if data.kind == "triplet":
+        return data.dataset
     positive = data.dataset.filter(lambda r: r["score"] == 1.0)
     return positive.remove_columns(["score"])
 
@@ -75,8 +78,8 @@ LOSSES: dict[str, LossSpec] = {
         ),
         LossSpec(
             "mnrl",
-            "MultipleNegativesRankingLoss: in-batch negatives (+ NLI contradiction)",
-            ("nli", "binary"),
+            "MultipleNegativesRankingLoss: in-batch negatives (+ a hard negative)",
+            ("nli", "binary", "triplet"),
             _positives,
             losses.MultipleNegativesRankingLoss,
         ),

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-DEV_METRIC = "eval_dev_spearman_cosine"
+DEV_METRIC = "eval_dev_spearman_cosine"  # one dev set
+MEAN_DEV_METRIC = "eval_sequential_score"  # several: their mean (training.dev_sets)
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:
@@ -33,8 +34,10 @@ def curves(log: list[dict[str, Any]]) -> tuple[list[tuple[int, float]], list[tup
         step = offsets[e["stage"]] + e["step"]
         if "loss" in e:
             loss[step] = float(e["loss"])
-        if DEV_METRIC in e:
-            dev[step] = 100 * float(e[DEV_METRIC])
+        for key in (MEAN_DEV_METRIC, DEV_METRIC):
+            if key in e:
+                dev[step] = 100 * float(e[key])
+                break
     return sorted(loss.items()), sorted(dev.items())
 
 
@@ -103,18 +106,11 @@ def model_card(metrics: dict[str, Any], config: dict[str, Any]) -> str:
         "## Dev scores (Spearman / Pearson of cosine x 100)",
         "",
     ]
-    if metrics.get("dev"):
-        before, after = metrics["dev_before"], metrics["dev_after"]
-        lines += [
-            f"Dev set: `{metrics['dev']['path']}` ({metrics['dev']['rows']} pairs).",
-            "",
-            "| | Spearman | Pearson |",
-            "|---|---|---|",
-            f"| before training | {before['spearman']:.2f} | {before['pearson']:.2f} |",
-            f"| after training (best checkpoint) | {after['spearman']:.2f} "
-            f"| {after['pearson']:.2f} |",
-        ]
-    else:
+    for role, title in (("dev", "Dev sets (pick the best checkpoint)"),
+                        ("report", "Report sets (never used to pick anything)")):
+        if metrics.get(f"{role}_before") and metrics.get(f"{role}_after"):
+            lines += _score_table(title, metrics[f"{role}_before"], metrics[f"{role}_after"])
+    if not metrics.get("dev"):
         lines.append("No dev set was given: the model is the one after the last step.")
     lines += [
         "",
@@ -127,3 +123,13 @@ def model_card(metrics: dict[str, Any], config: dict[str, Any]) -> str:
 
 def _quoted(prefix: str | None) -> str:
     return f"`{prefix}`" if prefix else "none"
+
+
+def _score_table(title: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    rows = [f"{title}:", "", "| set | pairs | before | after |", "|---|---|---|---|"]
+    for b, a in zip(before["sets"], after["sets"], strict=True):
+        rows.append(f"| `{b['path']}` | {b['pairs']} | {b['spearman']:.2f} / {b['pearson']:.2f} "
+                    f"| {a['spearman']:.2f} / {a['pearson']:.2f} |")
+    if len(before["sets"]) > 1:
+        rows.append(f"| mean | | {before['spearman']:.2f} | {after['spearman']:.2f} |")
+    return [*rows, ""]

@@ -28,8 +28,9 @@ def test_unknown_loss(capsys, sts_file, tmp_path):
     assert "Unknown loss 'huber'. Valid: cosine, cosent, mnrl, softmax, contrastive" in line
 
 
-def test_missing_loss(capsys, sts_file, tmp_path):
-    assert "--loss is required" in _run(capsys, fit(sts_file, loss=None, out=tmp_path / "o"))
+def test_missing_model_or_training_file(capsys, tmp_path):
+    line = _run(capsys, ["fit", "--model", "minilm", "--out", str(tmp_path / "o")])
+    assert "fit needs --model NAME and --train FILE (or --config RECIPE)" in line
 
 
 def test_data_file_without_needed_columns(capsys, tmp_path, jsonl):

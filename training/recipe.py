@@ -1,0 +1,291 @@
+"""Recipes: a training run as one reviewed file (JSON, or YAML), run by
+`python -m training fit --config recipes/NAME.json`.
+
+A recipe names the model, every stage (files, loss, epochs, per-stage batch size / learning
+rate / row budget, or several tasks each with its own loss), the shared hyper-parameters, the dev
+sets that pick the best checkpoint (several: their mean) and the report sets that are only scored.
+Data paths are relative to a data root (`--data`, else `$BERTSCOPE_DATA`, else `../shared/data`
+beside the repository). `FILE#train`, `FILE#select` and `FILE#heldout` name the parts of a file
+the recipe splits in `holdout` (see `holdout.py`); a split file may only be used through its parts,
+so held-out pairs cannot slip into training. Flags given on the command line override the file.
+Every mistake is reported with where it is: `recipes/x.json: stages[1].loss: Unknown loss ...`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .config import FitConfig, Stage, Task
+from .errors import TrainingError
+from .holdout import ALL_PARTS, PARTS, HoldoutSpec, materialise
+from .losses import get_loss
+from .recipe_checks import Checker as _Checker
+from .recipe_checks import existing as _existing
+from .siamese import POOLING_MODES
+
+REPO = Path(__file__).resolve().parents[1]
+CV_TRAIN = "cv:train"  # in a cross-validation recipe: the triplets of the training folds
+
+# recipe key -> (FitConfig field, type); `None` in the type tuple allows null
+SETTINGS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "pooling": ("pooling", (str,)),
+    "prompt": ("prompt", (str, type(None))),
+    "max_length": ("max_seq_length", (int,)),
+    "batch_size": ("batch_size", (int,)),
+    "lr": ("learning_rate", (float, int)),
+    "warmup": ("warmup_ratio", (float, int)),
+    "weight_decay": ("weight_decay", (float, int)),
+    "eval_steps": ("eval_steps", (int,)),
+    "logging_steps": ("logging_steps", (int,)),
+    "seed": ("seed", (int,)),
+    "max_rows": ("max_rows", (int,)),
+    "freeze_embeddings": ("freeze_embeddings", (bool,)),
+    "early_stopping_patience": ("early_stopping_patience", (int,)),
+}
+TOP_KEYS = {"recipe", "about", "model", "holdout", "stages", "dev", "report",
+            "cross_validation", *SETTINGS}
+STAGE_KEYS = {"name", "train", "loss", "epochs", "batch_size", "lr", "tasks", "about"}
+TASK_KEYS = {"train", "loss", "max_rows"}
+HOLDOUT_KEYS = {"seed", *PARTS}
+CV_KEYS = {"beir", "split", "folds", "seed", "negatives", "final"}
+NEGATIVE_KEYS = {"per_query", "depth", "skip"}
+
+
+@dataclass(frozen=True)
+class CrossValidation:
+    beir: Path
+    split: str = "train"
+    folds: int = 3
+    seed: int = 15
+    per_query: int = 1  # hard negatives mined per (query, relevant document)
+    depth: int = 20  # ... drawn from BM25's top `depth`, relevant documents excluded
+    skip: int = 0  # ... after skipping the top `skip` non-relevant hits (likely unjudged positives)
+    final: bool = True  # also train on every query (the model to ship)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    path: Path
+    data_root: Path
+    config: FitConfig
+    splits: dict[str, dict[str, str]] = field(default_factory=dict)  # file -> part -> path
+    cross_validation: CrossValidation | None = None
+
+
+def data_root(explicit: str | Path | None = None) -> Path:
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" / "data"))
+
+
+def read_recipe_file(path: str | Path) -> dict[str, Any]:
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise TrainingError(f"--config {p}: no such recipe file (see recipes/ for examples)")
+    text = p.read_text(encoding="utf-8")
+    try:
+        if p.suffix.lower() in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except ImportError as exc:
+        raise TrainingError(f"{p}: reading YAML needs PyYAML (pip install pyyaml)") from exc
+    except Exception as exc:  # json.JSONDecodeError, yaml.YAMLError
+        raise TrainingError(f"{p}: not valid {p.suffix[1:].upper() or 'JSON'}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise TrainingError(f"{p}: a recipe is an object of settings, got {type(data).__name__}")
+    return data
+
+
+def load_recipe(
+    path: str | Path,
+    *,
+    out: str,
+    data: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    cache: Path | None = None,
+) -> Recipe:
+    """Read, check and resolve a recipe; `overrides` are FitConfig fields set by flags."""
+    raw = read_recipe_file(path)
+    v = _Checker(Path(path))
+    v.keys(raw, TOP_KEYS, "")
+    name = v.typed(raw, "recipe", (str,), "", required=True)
+    model = v.typed(raw, "model", (str,), "", required=True)
+    root = data_root(data)
+    if not root.is_dir():
+        raise TrainingError(f"{path}: data root {root} not found; pass --data or set "
+                            "BERTSCOPE_DATA")
+    settings = {}
+    for key, (field_name, types) in SETTINGS.items():
+        if key in raw:
+            settings[field_name] = v.typed(raw, key, types, "")
+    _check_settings(v, raw)
+    cv = _cross_validation(v, raw.get("cross_validation"), root)
+    splits = _holdouts(v, raw.get("holdout", {}), root, cache)
+    refs = _Refs(v, root, splits, cv is not None)
+    stages = tuple(_stage(v, s, f"stages[{i}]", refs)
+                   for i, s in enumerate(v.typed(raw, "stages", (list,), "", required=True)))
+    if not stages:
+        raise v.error("stages", "needs at least one stage")
+    dev = tuple(refs.file(r, f"dev[{i}]") for i, r in enumerate(v.typed(raw, "dev", (list,), "")
+                                                                 or []))
+    report = tuple(refs.file(r, f"report[{i}]")
+                   for i, r in enumerate(v.typed(raw, "report", (list,), "") or []))
+    config = FitConfig(model=model, stages=stages, out=out, dev=dev or None, report=report,
+                       extra={"recipe": {"name": name, "file": str(path), "data_root": str(root),
+                                         "splits": splits}}, **settings)
+    if overrides:
+        config = replace(config, **overrides)
+    return Recipe(name, Path(path), root, config, splits, cv)
+
+
+def _check_settings(v: _Checker, raw: dict[str, Any]) -> None:
+    if "pooling" in raw and raw["pooling"] not in POOLING_MODES:
+        raise v.error("pooling", f"Invalid pooling mode {raw['pooling']!r}. "
+                                 f"Valid: {', '.join(POOLING_MODES)}")
+    for key in ("max_length", "batch_size", "eval_steps", "logging_steps", "max_rows",
+                "early_stopping_patience"):
+        if key in raw and raw[key] < 1:
+            raise v.error(key, f"must be >= 1, got {raw[key]}")
+    if "lr" in raw and raw["lr"] <= 0:
+        raise v.error("lr", f"must be > 0, got {raw['lr']}")
+    if "warmup" in raw and not 0 <= raw["warmup"] < 1:
+        raise v.error("warmup", f"must be in [0, 1), got {raw['warmup']}")
+
+
+def _stage(v: _Checker, raw: Any, where: str, refs: _Refs) -> Stage:
+    if not isinstance(raw, dict):
+        raise v.error(where, f"a stage is an object, got {type(raw).__name__}")
+    v.keys(raw, STAGE_KEYS, where)
+    epochs = v.typed(raw, "epochs", (float, int), where)
+    if epochs is not None and epochs <= 0:
+        raise v.error(f"{where}.epochs", f"must be > 0, got {epochs}")
+    batch = v.typed(raw, "batch_size", (int,), where)
+    if batch is not None and batch < 1:
+        raise v.error(f"{where}.batch_size", f"must be >= 1, got {batch}")
+    lr = v.typed(raw, "lr", (float, int), where)
+    if lr is not None and lr <= 0:
+        raise v.error(f"{where}.lr", f"must be > 0, got {lr}")
+    if ("tasks" in raw) == ("train" in raw):
+        raise v.error(where, "give either `train` (one task) or `tasks` (several), not both "
+                             "or neither")
+    if "tasks" in raw:
+        tasks_raw = v.typed(raw, "tasks", (list,), where)
+        tasks = tuple(_task(v, t, f"{where}.tasks[{i}]", refs) for i, t in enumerate(tasks_raw))
+        if not tasks:
+            raise v.error(f"{where}.tasks", "needs at least one task")
+        train, loss = (), None
+    else:
+        task = _task(v, {k: raw[k] for k in ("train", "loss") if k in raw}, where, refs)
+        tasks, train, loss = (), task.train, task.loss
+    return Stage(train=train, loss=loss, epochs=float(epochs or 1.0), tasks=tasks,
+                 name=v.typed(raw, "name", (str,), where), batch_size=batch,
+                 learning_rate=float(lr) if lr is not None else None)
+
+
+def _task(v: _Checker, raw: Any, where: str, refs: _Refs) -> Task:
+    if not isinstance(raw, dict):
+        raise v.error(where, f"a task is an object, got {type(raw).__name__}")
+    v.keys(raw, TASK_KEYS, where)
+    files = v.typed(raw, "train", (list, str), where, required=True)
+    files = [files] if isinstance(files, str) else files
+    if not files:
+        raise v.error(f"{where}.train", "lists no file")
+    train = tuple(refs.file(f, f"{where}.train[{i}]") for i, f in enumerate(files))
+    loss = v.typed(raw, "loss", (str, type(None)), where)
+    if loss is not None:
+        try:
+            loss = get_loss(loss).name
+        except TrainingError as exc:
+            raise v.error(f"{where}.loss", str(exc)) from None
+    max_rows = v.typed(raw, "max_rows", (int,), where)
+    if max_rows is not None and max_rows < 1:
+        raise v.error(f"{where}.max_rows", f"must be >= 1, got {max_rows}")
+    return Task(train, loss, max_rows)
+
+
+def _holdouts(v: _Checker, raw: Any, root: Path, cache: Path | None) -> dict[str, dict[str, str]]:
+    if not isinstance(raw, dict):
+        raise v.error("holdout", "maps a data file to its held-out part sizes")
+    if cache is None:
+        from encoder.paths import bertscope_home
+
+        cache = bertscope_home() / "recipe-data"
+    splits = {}
+    for ref, spec in raw.items():
+        where = f"holdout[{ref!r}]"
+        if not isinstance(spec, dict):
+            raise v.error(where, "is an object such as {\"seed\": 15, \"heldout\": 2000}")
+        v.keys(spec, HOLDOUT_KEYS, where)
+        sizes = {p: v.typed(spec, p, (int,), where) for p in PARTS if p in spec}
+        if not sizes or any(n < 1 for n in sizes.values()):
+            raise v.error(where, f"needs a size >= 1 for at least one of {', '.join(PARTS)}")
+        source = _existing(v, root, ref, where)
+        try:
+            files = materialise(source, HoldoutSpec(v.typed(spec, "seed", (int,), where) or 0,
+                                                    sizes), cache)
+        except TrainingError as exc:
+            raise v.error(where, str(exc)) from None
+        splits[ref] = {p: str(f) for p, f in files.items()}
+    return splits
+
+
+def _cross_validation(v: _Checker, raw: Any, root: Path) -> CrossValidation | None:
+    if raw is None:
+        return None
+    where = "cross_validation"
+    if not isinstance(raw, dict):
+        raise v.error(where, "is an object such as {\"beir\": \"scifact\", \"folds\": 3}")
+    v.keys(raw, CV_KEYS, where)
+    folder = _existing(v, root, v.typed(raw, "beir", (str,), where, required=True), where,
+                       folder=True)
+    negatives = v.typed(raw, "negatives", (dict,), where) or {}
+    v.keys(negatives, NEGATIVE_KEYS, f"{where}.negatives")
+    numbers = {k: v.typed(negatives, k, (int,), f"{where}.negatives") for k in NEGATIVE_KEYS}
+    cv = CrossValidation(folder, **{k: x for k, x in numbers.items() if x is not None},
+                         **{k: v.typed(raw, k, t, where) for k, t in
+                            (("split", (str,)), ("folds", (int,)), ("seed", (int,)),
+                             ("final", (bool,))) if k in raw})
+    if cv.folds < 2:
+        raise v.error(f"{where}.folds", f"must be >= 2, got {cv.folds}")
+    if cv.per_query < 1 or cv.depth <= cv.skip or cv.skip < 0:
+        raise v.error(f"{where}.negatives", "needs per_query >= 1 and 0 <= skip < depth")
+    qrels = folder / "qrels" / f"{cv.split}.tsv"
+    if not qrels.is_file():
+        raise v.error(f"{where}.split", f"{qrels} not found")
+    return cv
+
+
+class _Refs:
+    """Data references of one recipe -> absolute paths."""
+
+    def __init__(self, v: _Checker, root: Path, splits: dict, cv: bool) -> None:
+        self.v, self.root, self.splits, self.cv = v, root, splits, cv
+
+    def file(self, ref: Any, where: str) -> str:
+        if not isinstance(ref, str) or not ref.strip():
+            raise self.v.error(where, f"a data file is a path string, got {ref!r}")
+        if ref == CV_TRAIN:
+            if not self.cv:
+                raise self.v.error(where, f"{CV_TRAIN} needs a cross_validation block")
+            return ref
+        base, _, part = ref.partition("#")
+        if part:
+            if base not in self.splits:
+                raise self.v.error(where, f"{ref}: {base} is not split in `holdout`; add it there "
+                                          f"or drop #{part}")
+            if part not in ALL_PARTS:
+                raise self.v.error(where, f"{ref}: unknown part {part!r}. Valid: "
+                                          f"{', '.join(ALL_PARTS)}")
+            return self.splits[base][part]
+        if base in self.splits:
+            raise self.v.error(where, f"{ref} is split in `holdout`: use {ref}#train, "
+                                      f"#select or #heldout")
+        return str(_existing(self.v, self.root, base, where))
