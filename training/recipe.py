@@ -48,7 +48,7 @@ SETTINGS: dict[str, tuple[str, tuple[type, ...]]] = {
 }
 TOP_KEYS = {"recipe", "about", "model", "holdout", "stages", "dev", "report",
             "cross_validation", *SETTINGS}
-STAGE_KEYS = {"name", "train", "loss", "epochs", "batch_size", "lr", "tasks", "about"}
+STAGE_KEYS = {"name", "train", "loss", "epochs", "batch_size", "lr", "max_rows", "tasks", "about"}
 TASK_KEYS = {"train", "loss", "max_rows"}
 HOLDOUT_KEYS = {"seed", *PARTS}
 CV_KEYS = {"beir", "split", "folds", "seed", "negatives", "final"}
@@ -183,8 +183,9 @@ def _stage(v: _Checker, raw: Any, where: str, refs: _Refs) -> Stage:
             raise v.error(f"{where}.tasks", "needs at least one task")
         train, loss = (), None
     else:
-        task = _task(v, {k: raw[k] for k in ("train", "loss") if k in raw}, where, refs)
-        tasks, train, loss = (), task.train, task.loss
+        task = _task(v, {k: raw[k] for k in TASK_KEYS if k in raw}, where, refs)
+        # a row budget travels on the task, so one-task stages keep one shape
+        tasks, train, loss = ((task,), (), None) if task.max_rows else ((), task.train, task.loss)
     return Stage(train=train, loss=loss, epochs=float(epochs or 1.0), tasks=tasks,
                  name=v.typed(raw, "name", (str,), where), batch_size=batch,
                  learning_rate=float(lr) if lr is not None else None)

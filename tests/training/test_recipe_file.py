@@ -85,8 +85,8 @@ def test_yaml_recipe(tmp_path, root):
     [
         ({"batchsize": 8}, "recipe.json: batchsize: unknown key 'batchsize'. Valid: about, "),
         ({"stages": [{"train": ["sts/train.jsonl"], "los": "cosine"}]},
-         "stages[0]: unknown key 'los'. Valid: about, batch_size, epochs, loss, lr, name, tasks, "
-         "train"),
+         "stages[0]: unknown key 'los'. Valid: about, batch_size, epochs, loss, lr, max_rows, "
+         "name, tasks, train"),
         ({"stages": [{"train": ["sts/missing.jsonl"]}]},
          "stages[0].train[0]: sts/missing.jsonl: file not found under"),
         ({"dev": ["sts/nope.jsonl"]}, "dev[0]: sts/nope.jsonl: file not found"),
