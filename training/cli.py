@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--prompt", default="query", help="model prompt for STS texts, or 'none'")
     ev.add_argument("--batch-size", type=int, default=64)
     ev.add_argument("--json", help="also write the results to this JSON file")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     ex = sub.add_parser("experiment", help="controlled comparisons")
     ex_sub = ex.add_subparsers(dest="experiment", required=True)
@@ -164,6 +165,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
         split=args.split,
         prompt=prompt,
         batch_size=args.batch_size,
+        progress=not args.no_progress,
     )
     for line in results.lines():
         print(line)

@@ -7,6 +7,7 @@ queries (model prompt "query") over the corpus (prompt "passage"), top 100, scor
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from .errors import TrainingError
 from .sts import StsResult, check_prompt, evaluate_sts, load_sts
 
 TOP_K = 100
+log = logging.getLogger("bertscope.training")
 
 
 @dataclass
@@ -53,20 +55,28 @@ def evaluate_model(
     split: str = "test",
     prompt: str | None = "query",
     batch_size: int = 64,
+    progress: bool = False,
 ) -> EvalResults:
-    """Score `model` (bundled name or folder) on each STS file and on the BEIR folder's `split`."""
+    """Score `model` (bundled name or folder) on each STS file and on the BEIR folder's `split`;
+    `progress` shows a tqdm bar for every encoding pass (they run for minutes on large sets)."""
     check_prompt(prompt)
     data = [load_sts(path, role="--sts file") for path in sts]  # fail fast, before the model loads
     enc = _load(model)
     results = EvalResults(model=str(model))
     for d in data:
-        results.sts.append(evaluate_sts(enc.model, d, prompt=prompt, batch_size=batch_size))
+        if progress:
+            log.info("scoring %s (%d pairs)", d.path, len(d))
+        results.sts.append(
+            evaluate_sts(enc.model, d, prompt=prompt, batch_size=batch_size, show_progress=progress)
+        )
     if beir is not None:
-        results.beir = evaluate_beir(enc, beir, split, batch_size=batch_size)
+        results.beir = evaluate_beir(enc, beir, split, batch_size=batch_size, progress=progress)
     return results
 
 
-def evaluate_beir(enc, folder: str | Path, split: str, *, batch_size: int = 64) -> dict:
+def evaluate_beir(
+    enc, folder: str | Path, split: str, *, batch_size: int = 64, progress: bool = False
+) -> dict:
     """nDCG@10, Recall@100, MRR@10 of exact cosine search with `enc` (an `encoder.Encoder`)."""
     from metrics import evaluate_run, load_beir
 
@@ -79,8 +89,13 @@ def evaluate_beir(enc, folder: str | Path, split: str, *, batch_size: int = 64) 
     doc_ids = list(corpus)
     texts = [f"{d['title']} {d['text']}".strip() or "(empty)" for d in corpus.values()]
     query_ids = list(queries)
-    docs = enc.encode(texts, batch_size=batch_size, prompt="passage")  # (D, dim), unit rows
-    qs = enc.encode([queries[q] for q in query_ids], batch_size=batch_size, prompt="query")
+    if progress:
+        log.info("encoding %d documents, then %d queries", len(texts), len(query_ids))
+    docs = enc.encode(texts, batch_size=batch_size, prompt="passage", show_progress=progress)
+    qs = enc.encode(
+        [queries[q] for q in query_ids], batch_size=batch_size, prompt="query",
+        show_progress=progress,
+    )  # docs: (D, dim), qs: (Q, dim), unit rows
     run = search_run(qs, docs, query_ids, doc_ids, k=TOP_K)
     scores = evaluate_run(run, qrels)
     return {

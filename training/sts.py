@@ -65,8 +65,10 @@ def sts_evaluator(
     name: str = "dev",
     prompt: str | None = "query",
     batch_size: int = 64,
+    show_progress: bool = False,
 ) -> EmbeddingSimilarityEvaluator:
-    """sentence-transformers' evaluator over `data`, texts prefixed with the model's `prompt`."""
+    """sentence-transformers' evaluator over `data`, texts prefixed with the model's `prompt`;
+    `show_progress`: a tqdm bar per side of the pairs."""
     prefix = prompt_prefix(model, prompt)
     return EmbeddingSimilarityEvaluator(
         [prefix + s for s in data.dataset["sentence1"]],
@@ -76,6 +78,7 @@ def sts_evaluator(
         main_similarity="cosine",
         name=name,
         write_csv=False,
+        show_progress_bar=show_progress,
     )
 
 
@@ -85,12 +88,13 @@ def evaluate_sts(
     *,
     prompt: str | None = "query",
     batch_size: int = 64,
+    show_progress: bool = False,
 ) -> StsResult:
     prefix = prompt_prefix(model, prompt)
 
     def embed(texts) -> list:
         return model.encode([prefix + t for t in texts], batch_size=batch_size,
-                            convert_to_numpy=True, show_progress_bar=False)
+                            convert_to_numpy=True, show_progress_bar=show_progress)
 
     scores = sts_scores(embed(data.dataset["sentence1"]), embed(data.dataset["sentence2"]),
                         list(data.dataset["score"]))
