@@ -24,12 +24,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from common import data_dir  # noqa: E402
+from benchkit import data_dir  # noqa: E402
 from fusion_cv import cross_validate, simplex  # noqa: E402
 from retrieval import get_index  # noqa: E402
 
-from encoder.ir_metrics import evaluate_run, load_beir  # noqa: E402
-from encoder.paths import bertscope_home  # noqa: E402
+from common import bertscope_home  # noqa: E402
+from metrics import evaluate_run, load_beir  # noqa: E402
 
 DEPTH = 100
 

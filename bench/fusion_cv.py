@@ -12,8 +12,8 @@ import itertools
 import random
 from collections.abc import Callable, Sequence
 
-from encoder.ir_metrics import evaluate_run, ndcg_at_k
 from indexer.fusion import convex, rrf
+from metrics import evaluate_run, ndcg_at_k
 
 Run = dict[str, dict[str, float]]
 

@@ -17,11 +17,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import write_json_atomic
+
 from .beir_triplets import Bm25, assign_folds, document_text, mine_triplets, write_jsonl
 from .config import FitConfig, Task
 from .errors import TrainingError
 from .recipe import CV_TRAIN, Recipe
-from .run_folder import write_json
 
 log = logging.getLogger("bertscope.training")
 CV_FILE = "crossval.json"
@@ -30,7 +31,7 @@ TOP_K = 100
 
 def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
     """Train and score every fold (then the final model); returns a printable summary."""
-    from encoder.ir_metrics import evaluate_run, load_beir
+    from metrics import evaluate_run, load_beir
 
     from .fit import fit
 
@@ -51,7 +52,7 @@ def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
     if (out / CV_FILE).is_file():
         previous = json.loads((out / CV_FILE).read_text(encoding="utf-8"))
         record["fold_scores"], record["wall_s"] = previous["fold_scores"], previous["wall_s"]
-    write_json(out / CV_FILE, record)  # marks the folder as this run's from the start
+    write_json_atomic(out / CV_FILE, record)  # marks the folder as this run's from the start
     runs: dict[str, dict[str, float]] = {}
     for k in range(cv.folds):
         held = record["queries"][str(k)]
@@ -65,14 +66,14 @@ def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
                 fit(_fold_config(recipe.config, triplets, fold_out),
                     resume=resume and (fold_out / "run.json").is_file())
             run = dense_run(fold_out, corpus, {q: queries[q] for q in held})
-            write_json(fold_out / "cv_run.json", run)
+            write_json_atomic(fold_out / "cv_run.json", run)
             record["fold_scores"][str(k)] = evaluate_run(run, {q: qrels[q] for q in held})
             record["wall_s"][str(k)] = time.perf_counter() - started
-            write_json(out / CV_FILE, record)
+            write_json_atomic(out / CV_FILE, record)
         runs.update(json.loads((fold_out / "cv_run.json").read_text(encoding="utf-8")))
         log.info("fold %d: %s", k, record["fold_scores"][str(k)])
     record["pooled"] = evaluate_run(runs, {q: qrels[q] for q in runs})
-    write_json(out / CV_FILE, record)
+    write_json_atomic(out / CV_FILE, record)
     if cv.final and not (out / "final" / "metrics.json").is_file():
         triplets = _triplets(out / "triplets" / "all.jsonl", corpus, queries, qrels,
                              list(queries), bm25, cv, recipe.config.seed)

@@ -216,7 +216,7 @@ def _holdouts(v: _Checker, raw: Any, root: Path, cache: Path | None) -> dict[str
     if not isinstance(raw, dict):
         raise v.error("holdout", "maps a data file to its held-out part sizes")
     if cache is None:
-        from encoder.paths import bertscope_home
+        from common import bertscope_home
 
         cache = bertscope_home() / "recipe-data"
     splits = {}

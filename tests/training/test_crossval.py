@@ -36,7 +36,7 @@ def test_folds_are_even_and_seeded():
 
 
 def test_hard_negatives_come_from_bm25_and_are_never_relevant(tmp_path):
-    from encoder.ir_metrics import load_beir
+    from metrics import load_beir
 
     corpus, queries, qrels = load_beir(tiny_beir(tmp_path / "beir"), "train")
     bm25 = Bm25(corpus)
