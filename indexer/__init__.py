@@ -9,7 +9,7 @@ Public surface (see indexer/README.md for the whole guide):
         stage is one of read, chunk, encode, index, save, done.
     SemanticIndex.open(path, *, encoder=None, verify=True) -> SemanticIndex
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
-                 per_chunk=False, rrf_k=60, weights=(1.0, 1.0), **knobs)
+                 per_chunk=False, fusion="rrf", weights=None, rrf_k=60, **knobs)
         -> list[Hit] for one query, list[list[Hit]] for a list
     index.stats() -> IndexStats; index.knobs; index.document(doc_id) -> Document;
     index.documents(doc_ids) -> {doc_id: Document}; index.query_too_long(query); len(index)
@@ -18,7 +18,8 @@ Public surface (see indexer/README.md for the whole guide):
         ConcurrentWriteError (both added the same document id)
     read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)
     default_index(out) -> SemanticIndex   # BBC News with minilm, built only when absent
-    rrf(rankings, k=60, weights=None); PRESETS; MODES
+    rrf(rankings, k=60, weights=None); fuse(scored_lists, "rrf"|"minmax"|"zscore", weights);
+    PRESETS; MODES; FUSIONS
 """
 
 from .build import BuildProgress, build_index
@@ -34,12 +35,13 @@ from .errors import (
     IndexerError,
     QueryError,
 )
-from .fusion import rrf
+from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex
 from .presets import PRESETS
 from .stats import IndexStats
 
 __all__ = [
+    "FUSIONS",
     "MODES",
     "PRESETS",
     "BuildProgress",
@@ -61,6 +63,7 @@ __all__ = [
     "build_index",
     "chunk_documents",
     "default_index",
+    "fuse",
     "read_corpus",
     "rrf",
 ]

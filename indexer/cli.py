@@ -17,6 +17,7 @@ EXIT_USAGE, EXIT_ERROR = 2, 1
 
 def _parser() -> argparse.ArgumentParser:
     from .corpus import FORMATS
+    from .fusion import DEFAULT_FUSION, FUSIONS
     from .index import MODES
     from .presets import PRESETS
 
@@ -52,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--run", help="write a TREC run file (qid Q0 docid rank score tag)")
     s.add_argument("--k", type=int, default=10)
     s.add_argument("--mode", choices=MODES, default="dense")
+    s.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
+                   help="how --mode hybrid fuses dense and BM25 (default: the measured best)")
     s.add_argument("--filter", help='JSON, e.g. {"category": "tech"}')
     s.add_argument("--per-chunk", action="store_true")
     s.add_argument("--tag", default="bertscope")
@@ -75,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--beir", required=True)
     e.add_argument("--split", default="test")
     e.add_argument("--mode", choices=MODES, default="dense")
+    e.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
+                   help="how --mode hybrid fuses dense and BM25 (default: the measured best)")
 
     f = sub.add_parser("default", help="build the BBC News index with minilm when absent")
     f.add_argument("--out", required=True)
@@ -160,7 +165,8 @@ def cmd_search(args) -> int:
         raise ValueError("give either a query or --queries FILE")
     index = SemanticIndex.open(args.index)
     filt = json.loads(args.filter) if args.filter else None
-    kw = dict(k=args.k, mode=args.mode, filter=filt, per_chunk=args.per_chunk, **_knobs(args.knob))
+    kw = dict(k=args.k, mode=args.mode, fusion=args.fusion, filter=filt, per_chunk=args.per_chunk,
+              **_knobs(args.knob))
     if args.query is not None:
         hits = index.search(args.query, **kw)
         for h in hits:
@@ -232,10 +238,11 @@ def cmd_eval(args) -> int:
     index = SemanticIndex.open(args.index)
     _, queries, qrels = load_beir(args.beir, args.split)
     qids = list(queries)
-    results = index.search([queries[q] for q in qids], k=100, mode=args.mode)
+    results = index.search([queries[q] for q in qids], k=100, mode=args.mode, fusion=args.fusion)
     run = {q: {h.doc_id: h.score for h in hits} for q, hits in zip(qids, results, strict=True)}
     scores = evaluate_run(run, qrels)
-    print(f"{args.split} ({len(qids)} queries, {args.mode}): "
+    mode = f"hybrid, {args.fusion}" if args.mode == "hybrid" else args.mode
+    print(f"{args.split} ({len(qids)} queries, {mode}): "
           + "  ".join(f"{k} {v:.4f}" for k, v in scores.items()))
     return 0
 

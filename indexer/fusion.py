@@ -5,6 +5,10 @@
   Fusion Functions for Hybrid Retrieval"), normalised by `min-max` or `z-score` within each
   list; an item missing from a list gets that list's lowest normalised score (as if it ranked
   last there).
+- `fuse`: either of them by name, as `SemanticIndex.search(mode="hybrid", fusion=...)` calls it.
+
+The hybrid default (`DEFAULT_FUSION`, `DEFAULT_WEIGHTS`) is what bench/fusion.py measured best on
+SciFact train queries, weights chosen by cross-validation (bench/results/fusion.md).
 """
 
 from __future__ import annotations
@@ -14,6 +18,14 @@ from collections.abc import Hashable, Sequence
 
 RRF_K = 60
 NORMALISATIONS = ("minmax", "zscore")
+FUSIONS = ("rrf", *NORMALISATIONS)
+DEFAULT_FUSION = "rrf"
+# (dense, lexical) weights per fusion when the caller gives none
+DEFAULT_WEIGHTS: dict[str, tuple[float, float]] = {
+    "rrf": (1.0, 1.0),
+    "minmax": (0.5, 0.5),
+    "zscore": (0.5, 0.5),
+}
 Scored = Sequence[tuple[Hashable, float]]  # (id, score), best first
 
 
@@ -85,10 +97,28 @@ def convex(
     return sorted(fused.items(), key=lambda x: x[1], reverse=True)
 
 
+def fuse(
+    runs: Sequence[Scored],
+    method: str = DEFAULT_FUSION,
+    weights: Sequence[float] | None = None,
+    *,
+    rrf_k: int = RRF_K,
+) -> list[tuple[Hashable, float]]:
+    """Fuse best-first (id, score) lists by `method`: "rrf" (ranks only; `rrf_k`) or "minmax" /
+    "zscore" (`convex` of normalised scores)."""
+    if method not in FUSIONS:
+        raise ValueError(f"Invalid fusion {method!r}. Valid: {', '.join(FUSIONS)}")
+    if method == "rrf":
+        return rrf([[i for i, _ in run] for run in runs], k=rrf_k, weights=weights)
+    return convex(runs, weights, norm=method)
+
+
 def _weights(weights: Sequence[float] | None, n: int) -> list[float]:
     weights = [1.0] * n if weights is None else [float(w) for w in weights]
     if len(weights) != n:
         raise ValueError(f"{len(weights)} weights for {n} rankings")
     if any(w < 0 or not math.isfinite(w) for w in weights):
         raise ValueError(f"weights must be finite and >= 0, got {weights}")
+    if weights and not any(weights):
+        raise ValueError(f"at least one weight must be > 0, got {weights}")
     return weights

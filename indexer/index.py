@@ -18,7 +18,7 @@ from .chunking import ChunkingConfig, chunk_documents
 from .documents import Document, Hit
 from .errors import ConcurrentWriteError, EncoderMismatchError
 from .filters import unknown_field
-from .fusion import RRF_K
+from .fusion import DEFAULT_FUSION, RRF_K
 from .lexical import LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
@@ -128,18 +128,22 @@ class SemanticIndex:
         filter: dict[str, Any] | None = None,  # noqa: A002 - the documented name
         per_chunk: bool = False,
         rrf_k: int = RRF_K,
-        weights: tuple[float, float] = (1.0, 1.0),
+        weights: tuple[float, float] | None = None,
+        fusion: str = DEFAULT_FUSION,
         **knobs: int,
     ) -> list[Hit] | list[list[Hit]]:
         """Top-`k` hits for one query (→ list[Hit]) or many (→ one list per query, one batch).
 
         Hits are per document (its best chunk) unless `per_chunk`. `mode`: dense (FAISS),
-        lexical (BM25) or hybrid (reciprocal-rank fusion of both, `rrf_k`, `weights` =
-        (dense, lexical)). `filter` restricts to documents whose metadata match. `knobs`:
-        nprobe / efSearch / rerank where the preset takes them (see `knobs`).
+        lexical (BM25) or hybrid: both fused by `fusion` ("rrf": reciprocal ranks, `rrf_k`;
+        "minmax" / "zscore": convex combination of per-query normalised scores), `weights` =
+        (dense, lexical), None for the fusion's default (`indexer.fusion.DEFAULT_WEIGHTS`).
+        `filter` restricts to documents whose metadata match. `knobs`: nprobe / efSearch /
+        rerank where the preset takes them (see `knobs`).
         """
         return self._search().search(queries, k, mode=mode, filter=filter, per_chunk=per_chunk,
-                                     rrf_k=rrf_k, weights=weights, knobs=knobs)
+                                     rrf_k=rrf_k, weights=weights, knobs=knobs,
+                                     fusion=fusion)
 
     def query_too_long(self, query: str) -> bool:
         """True when dense search would see only the start of `query` (beyond the encoder's

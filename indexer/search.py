@@ -1,4 +1,4 @@
-"""`Searcher`: dense (FAISS), lexical (BM25) and hybrid (rank fusion) search, with metadata
+"""`Searcher`: dense (FAISS), lexical (BM25) and hybrid (fused: `fusion.fuse`) search, with metadata
 filters, over one state of an index. Hits are per document (its best chunk) unless per chunk."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from . import db
 from .documents import Hit
 from .errors import QueryError
 from .filters import compile_filter
-from .fusion import rrf
+from .fusion import DEFAULT_WEIGHTS, FUSIONS, fuse
 from .lexical import LexicalIndex
 from .presets import Spec, check_knobs, exhaustive_knobs, search_params
 
@@ -42,7 +42,7 @@ class Searcher:
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
                filter: dict[str, Any] | None, per_chunk: bool, rrf_k: int,  # noqa: A002
-               weights: tuple[float, float], knobs: dict[str, int]
+               weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str
                ) -> list[Hit] | list[list[Hit]]:
         single = isinstance(queries, str)
         items = check_queries([queries] if single else queries)
@@ -50,6 +50,7 @@ class Searcher:
             raise QueryError(f"k must be a positive integer, got {k!r}")
         if mode not in MODES:
             raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
+        fusion_args = check_fusion(fusion, weights, rrf_k)
         try:
             knobs = check_knobs(self.spec, knobs)
         except ValueError as exc:
@@ -64,11 +65,11 @@ class Searcher:
         if want == 0:
             results: list[list[Hit]] = [[] for _ in items]
         else:
-            ranked = self._ranked(items, want, mode, per_chunk, allowed, knobs, rrf_k, weights)
+            ranked = self._ranked(items, want, mode, per_chunk, allowed, knobs, fusion_args)
             results = [self._hits(r) for r in ranked]
         return results[0] if single else results
 
-    def _ranked(self, queries, want, mode, per_chunk, allowed, knobs, rrf_k, weights):
+    def _ranked(self, queries, want, mode, per_chunk, allowed, knobs, fusion_args):
         if mode == "dense":
             return self._dense(queries, want, per_chunk, allowed, knobs)
         if mode == "lexical":
@@ -81,8 +82,8 @@ class Searcher:
             best: dict[Any, int] = {}
             for cid, _ in lx + d:  # dense wins the representative chunk (iterated last)
                 best[self._group_key(cid, per_chunk)] = cid
-            fused = rrf([[self._group_key(c, per_chunk) for c, _ in d],
-                         [self._group_key(c, per_chunk) for c, _ in lx]], k=rrf_k, weights=weights)
+            fused = fuse([[(self._group_key(c, per_chunk), s) for c, s in d],
+                          [(self._group_key(c, per_chunk), s) for c, s in lx]], **fusion_args)
             out.append([(best[key], score) for key, score in fused[:want]])
         return out
 
@@ -175,6 +176,19 @@ class Searcher:
             hits.append(Hit(doc_id, cid, score, rank, text[start:end], title, start, end,
                             json.loads(meta)))
         return hits
+
+
+def check_fusion(fusion: str, weights: Sequence[float] | None, rrf_k: int) -> dict[str, Any]:
+    """`fuse`'s arguments for a hybrid search; `weights` None: the fusion's measured default."""
+    if fusion not in FUSIONS:
+        raise QueryError(f"Invalid fusion {fusion!r}. Valid: {', '.join(FUSIONS)}")
+    if weights is None:
+        weights = DEFAULT_WEIGHTS[fusion]
+    try:
+        fuse([[], []], fusion, weights, rrf_k=rrf_k)  # validates weights and rrf_k
+    except ValueError as exc:
+        raise QueryError(f"{exc} (weights are (dense, lexical))") from exc
+    return {"method": fusion, "weights": tuple(weights), "rrf_k": rrf_k}
 
 
 def check_queries(queries: Sequence[str]) -> list[str]:

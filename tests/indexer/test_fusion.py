@@ -1,9 +1,9 @@
-"""rrf: the reciprocal-rank fusion formula, weights, ties."""
+"""Fusion: RRF and convex combinations against hand-computed cases; invariants and refusals."""
 
 import pytest
 
 from indexer import rrf
-from indexer.fusion import convex, normalise
+from indexer.fusion import DEFAULT_FUSION, DEFAULT_WEIGHTS, FUSIONS, convex, fuse, normalise
 
 
 def test_rrf_formula_and_order():
@@ -74,3 +74,53 @@ def test_convex_three_lists_and_bad_weights():
         convex([LEXICAL, DENSE, third], weights=[1, 1])
     with pytest.raises(ValueError, match=">= 0"):
         convex([LEXICAL, DENSE], weights=[-1, 1])
+
+
+# -- invariants: one-sided weights, normalisation edge cases, refusals, fuse by name ------------
+def test_one_sided_weights_reduce_to_that_list():
+    for norm in ("minmax", "zscore"):
+        lex_only = [x for x, _ in convex([LEXICAL, DENSE], [1.0, 0.0], norm=norm)]
+        dense_only = [x for x, _ in convex([LEXICAL, DENSE], [0.0, 1.0], norm=norm)]
+        assert lex_only == ["a", "b", "c", "d"]  # BM25's order; the dense-only item last
+        # the cosines' order; "a" (BM25 only) ties with dense's last item, "d"
+        assert dense_only[:2] == ["b", "c"] and set(dense_only[2:]) == {"a", "d"}
+        fused = dict(convex([LEXICAL, DENSE], [0.0, 1.0], norm=norm))
+        assert fused["a"] == fused["d"]
+    assert [x for x, _ in rrf([["a", "b"], ["b", "c"]], weights=[1, 0])][:2] == ["a", "b"]
+
+
+def test_convex_is_invariant_to_each_lists_scale_and_shift():
+    shifted = [(i, 100 + 7 * s) for i, s in LEXICAL]  # same ranking, other units
+    for norm in ("minmax", "zscore"):
+        assert dict(convex([shifted, DENSE], [0.4, 0.6], norm=norm)) == pytest.approx(
+            dict(convex([LEXICAL, DENSE], [0.4, 0.6], norm=norm)))
+
+
+def test_constant_scores_and_single_items():
+    flat = [("x", 2.0), ("y", 2.0)]
+    # min-max: a list without spread ranks all its items equally best; z-score: all 0
+    assert dict(convex([flat, DENSE], [0.5, 0.5])) == pytest.approx(
+        {"x": 0.5, "y": 0.5, "b": 0.5 + 0.5, "c": 0.5 + 0.375, "d": 0.5})
+    assert dict(convex([[("x", 3.0)]], norm="zscore")) == {"x": 0.0}
+    assert all(map(lambda v: v == v, dict(convex([flat, flat], norm="zscore")).values()))  # no NaN
+
+
+@pytest.mark.parametrize("weights,match", [
+    ([float("nan"), 1.0], "finite"),
+    ([float("inf"), 1.0], "finite"),
+    ([0.0, 0.0], "at least one weight"),
+    ([-0.5, 1.5], ">= 0"),
+])
+def test_bad_weights_are_refused_by_every_fusion(weights, match):
+    for method in FUSIONS:
+        with pytest.raises(ValueError, match=match):
+            fuse([LEXICAL, DENSE], method, weights)
+
+
+def test_fuse_by_name():
+    assert fuse([LEXICAL, DENSE], "rrf", rrf_k=60) == rrf([["a", "b", "c"], ["b", "c", "d"]])
+    assert fuse([LEXICAL, DENSE], "zscore", [1, 2]) == convex([LEXICAL, DENSE], [1, 2],
+                                                               norm="zscore")
+    with pytest.raises(ValueError, match="Valid: rrf, minmax, zscore"):
+        fuse([LEXICAL, DENSE], "borda")
+    assert DEFAULT_FUSION in FUSIONS and set(DEFAULT_WEIGHTS) == set(FUSIONS)

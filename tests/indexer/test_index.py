@@ -135,6 +135,22 @@ def test_lexical_and_hybrid(flat_index, tiny_encoder):
     assert index.search("qqqzzz", k=5, mode="lexical") == []  # no term in common: no hits
 
 
+@pytest.mark.parametrize("fusion", ["rrf", "minmax", "zscore"])
+def test_hybrid_fusions(flat_index, tiny_encoder, fusion):
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    hyb = index.search("postman", k=5, mode="hybrid", fusion=fusion)
+    assert len(hyb) == 5 and [h.rank for h in hyb] == [1, 2, 3, 4, 5]
+    assert [h.score for h in hyb] == sorted((h.score for h in hyb), reverse=True)
+    if fusion == "rrf":
+        return
+    # all weight on one side: that side's ranking (the other side only orders its ties)
+    for weights, mode in (((1.0, 0.0), "dense"), ((0.0, 1.0), "lexical")):
+        score = {h.doc_id: h.score for h in index.search("postman", k=60, mode=mode)}
+        alone = [round(h.score, 5) for h in index.search("postman", k=4, mode=mode)]
+        fused = index.search("postman", k=4, mode="hybrid", fusion=fusion, weights=weights)
+        assert [round(score[h.doc_id], 5) for h in fused] == alone, (fusion, mode)
+
+
 def test_batch_queries_are_one_call_and_match_singles(flat_index, tiny_encoder):
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
     batch = index.search(QUERIES, k=4)
@@ -161,6 +177,10 @@ def test_k_beyond_corpus_returns_everything(flat_index, tiny_encoder):
     ({"queries": "ok", "filter": {"group": {"gte": 1}}}, "needs a numeric field"),
     ({"queries": "ok", "filter": {"topic": {"near": 1}}}, "Invalid filter operator"),
     ({"queries": "ok", "nprobe": 4}, "does not apply to preset 'flat'"),
+    ({"queries": "ok", "mode": "hybrid", "fusion": "borda"}, "Valid: rrf, minmax, zscore"),
+    ({"queries": "ok", "mode": "hybrid", "weights": (float("nan"), 1)}, "finite.*dense, lex"),
+    ({"queries": "ok", "mode": "hybrid", "weights": (0, 0)}, "at least one weight"),
+    ({"queries": "ok", "mode": "hybrid", "weights": (1, 1, 1)}, "3 weights for 2"),
 ])
 def test_bad_queries_are_refused_clearly(flat_index, tiny_encoder, kwargs, match):
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)

@@ -7,18 +7,20 @@ import indexer
 
 def test_public_api_is_pinned():
     assert sorted(indexer.__all__) == sorted([
-        "MODES", "PRESETS", "BuildProgress", "Chunk", "ChunkingConfig", "ConcurrentWriteError",
+        "FUSIONS", "MODES", "PRESETS", "BuildProgress", "Chunk", "ChunkingConfig",
+        "ConcurrentWriteError",
         "CorpusError", "CorpusOptions", "CorpusReport", "CorruptIndexError", "Document",
         "EncoderMismatchError", "Hit", "IndexStats", "IndexerError", "QueryError",
         "SemanticIndex", "SkippedRow", "build_index", "chunk_documents", "default_index",
-        "read_corpus", "rrf",
+        "fuse", "read_corpus", "rrf",
     ])
     errors = [n for n in indexer.__all__ if n.endswith("Error")]
     assert all(issubclass(getattr(indexer, n), indexer.IndexerError) for n in errors)
-    functions = ["build_index", "chunk_documents", "default_index", "read_corpus", "rrf"]
+    functions = ["build_index", "chunk_documents", "default_index", "fuse", "read_corpus", "rrf"]
     assert all(inspect.isfunction(getattr(indexer, n)) for n in functions)
-    classes = set(indexer.__all__) - set(errors) - set(functions) - {"MODES", "PRESETS"}
+    classes = set(indexer.__all__) - set(errors) - set(functions) - {"FUSIONS", "MODES", "PRESETS"}
     assert all(inspect.isclass(getattr(indexer, n)) for n in classes)
     assert indexer.PRESETS == ("flat", "hnsw", "ivf", "ivfpq", "sq8", "auto")
     assert indexer.MODES == ("dense", "lexical", "hybrid")
+    assert indexer.FUSIONS == ("rrf", "minmax", "zscore")
     assert not hasattr(indexer.SemanticIndex, "build")  # build_index is the one way to build
