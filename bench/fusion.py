@@ -29,6 +29,7 @@ from fusion_cv import cross_validate, simplex  # noqa: E402
 from retrieval import get_index  # noqa: E402
 
 from common import bertscope_home  # noqa: E402
+from indexer import SemanticIndex  # noqa: E402
 from metrics import evaluate_run, load_beir  # noqa: E402
 
 DEPTH = 100
@@ -50,7 +51,10 @@ def main() -> int:
     p.add_argument("--step", type=float, default=0.05, help="weight grid step, two lists")
     p.add_argument("--step3", type=float, default=0.1, help="weight grid step, three lists")
     p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--index", action="append", default=[], metavar="MODEL=FOLDER",
+                   help="search this existing index for MODEL instead of building one")
     args = p.parse_args()
+    folders = dict(item.split("=", 1) for item in args.index)
 
     corpus, queries, qrels = load_beir(data_dir() / "scifact", "train")
     qids = sorted(queries)
@@ -59,9 +63,12 @@ def main() -> int:
     home = bertscope_home() / "bench"
     runs, seconds, builds = {}, {}, {}
     for i, model in enumerate(models):
-        index, _ = get_index(model, corpus, home)
-        builds[model] = json.loads((home / f"scifact-{model}" / "manifest.json").read_text()).get(
-            "counts", {})
+        folder = Path(folders.get(model, home / f"scifact-{model}"))
+        index = SemanticIndex.open(folder) if model in folders else get_index(model, corpus,
+                                                                                home)[0]
+        manifest = json.loads((folder / "manifest.json").read_text())
+        builds[model] = {"folder": str(folder), **manifest.get("counts", {}),
+                         "encoder backend": manifest["encoder"].get("backend", "torch")}
         if i == 0:
             runs["bm25"], seconds["bm25"] = component(index, qids, texts, "lexical")
         index.search(texts[:8], k=DEPTH)  # warm the encoder before timing

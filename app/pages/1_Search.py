@@ -15,6 +15,8 @@ from appkit.startup import load_libraries
 st.set_page_config(page_title="Search · BERTScope", layout="wide")
 st.title("Search")
 load_libraries()
+from indexer.fusion import DEFAULT_FUSION, FUSIONS  # noqa: E402  (after the title: see appkit/startup.py)
+
 config = AppConfig.from_env()
 
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
@@ -24,8 +26,16 @@ if not indexes:
     st.stop()
 name = st.sidebar.selectbox("Index", list(indexes), key="search-index")
 k = st.sidebar.slider("Results (k)", 1, 50, 10, key="search-k")
-mode = st.sidebar.radio("Mode", ["dense", "lexical", "hybrid"], horizontal=True, key="search-mode",
-                        help="dense: embeddings; lexical: BM25; hybrid: both, fused by rank.")
+# hybrid first: on SciFact it beat both of its parts (bench/results/retrieval.md, fusion.md)
+mode = st.sidebar.radio("Mode", ["hybrid", "dense", "lexical"], horizontal=True, key="search-mode",
+                        help="hybrid: BM25 and embeddings fused (the best measured); dense: "
+                        "embeddings; lexical: BM25.")
+fusion = DEFAULT_FUSION
+if mode == "hybrid":
+    fusion = st.sidebar.selectbox(
+        "Fusion", FUSIONS, index=FUSIONS.index(DEFAULT_FUSION), key="search-fusion",
+        help="rrf: reciprocal ranks; minmax / zscore: a weighted sum of each list's scores, "
+        "normalised per query. The default measured best (bench/results/fusion.md).")
 
 index = get_index(indexes[name])
 stats = call_or_stop(index.stats, what="Cannot read the index")
@@ -59,9 +69,10 @@ if mode != "lexical":
                    "uses its beginning only.")
 started = time.perf_counter()
 with st.spinner("Searching…"):
-    hits = call_or_stop(index.search, query, k=k, mode=mode, filter=where)
+    hits = call_or_stop(index.search, query, k=k, mode=mode, fusion=fusion, filter=where)
 elapsed = time.perf_counter() - started
-st.caption(f"{len(hits)} results in {elapsed * 1000:.0f} ms · {mode} · k = {k}"
+shown = f"hybrid ({fusion})" if mode == "hybrid" else mode
+st.caption(f"{len(hits)} results in {elapsed * 1000:.0f} ms · {shown} · k = {k}"
            + (f" · filter {where}" if where else ""))
 if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))

@@ -39,6 +39,23 @@ def test_query_returns_ranked_hits_with_time(page, with_indexes):
     assert any("category: business" in b for b in bodies(at))
 
 
+def test_hybrid_is_the_default_mode_with_the_measured_fusion(page, with_indexes):
+    from indexer.fusion import DEFAULT_FUSION
+
+    at = search(page("search"), "rising oil prices")
+    assert_clean(at)
+    assert at.sidebar.radio[0].value == "hybrid"
+    assert at.selectbox(key="search-fusion").value == DEFAULT_FUSION
+    assert any(f"hybrid ({DEFAULT_FUSION})" in t for t in texts(at.caption))
+    at.selectbox(key="search-fusion").set_value("zscore").run()
+    assert_clean(at)
+    assert "1. Oil prices climb" in headers(at)[0]
+    assert any("hybrid (zscore)" in t for t in texts(at.caption))
+    at.sidebar.radio[0].set_value("dense").run()
+    assert "search-fusion" not in [w.key for w in at.selectbox]
+    assert any(" · dense · " in t for t in texts(at.caption))
+
+
 def test_chinese_query_finds_the_chinese_document_lexically(page, with_indexes):
     at = page("search")
     at.sidebar.radio[0].set_value("lexical")
