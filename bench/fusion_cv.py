@@ -76,3 +76,17 @@ def cross_validate(
                 fused[q] = fuse(runs, q, method, best)
     return {"scores": evaluate_run(fused, qrels), "weights": chosen, "run": fused,
             "grid_best_in_sample": list(max(grid, key=lambda w: sum(per_query[w].values())))}
+
+
+def paired_bootstrap(a: Run, b: Run, qrels: dict[str, dict[str, int]], *, samples: int = 2000,
+                     seed: int = 15) -> dict[str, float]:
+    """Mean per-query nDCG@10 of `a` minus `b` over the judged queries, with a 95% interval from
+    resampling the queries (paired: both runs see the same resample)."""
+    qids = sorted(set(qrels) & set(a) & set(b))
+    diffs = [ndcg_at_k({q: a[q]}, {q: qrels[q]}, 10) - ndcg_at_k({q: b[q]}, {q: qrels[q]}, 10)
+             for q in qids]
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(diffs, k=len(diffs))) / len(diffs) for _ in range(samples))
+    return {"delta": sum(diffs) / len(diffs), "low": means[int(0.025 * samples)],
+            "high": means[int(0.975 * samples) - 1], "better": sum(d > 0 for d in diffs),
+            "worse": sum(d < 0 for d in diffs)}
