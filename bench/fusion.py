@@ -115,7 +115,8 @@ def main() -> int:
             "documents": len(corpus), "depth": DEPTH, "folds": args.folds, "seed": args.seed,
             "grid_step_two": args.step, "grid_step_three": args.step3, "index_counts": builds,
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "argv": ["bench/fusion.py", *sys.argv[1:]]}
     baseline = next(r["system"] for r in rows if "today's hybrid" in r["system"])
     for r in rows:
         run = fused.get(r["system"]) or runs[r["lists"][0]]
@@ -131,8 +132,8 @@ def write(out: Path, results: dict) -> None:
     meta = results["meta"]
     lines = [f"# Hybrid fusion: SciFact `{meta['split']}` ({meta['queries']} queries, "
              f"{meta['documents']} documents), weights by {meta['folds']}-fold cross-validation",
-             "", "`HF_HUB_OFFLINE=1 flock /tmp/bertscope-cpu.lock .venv/bin/python "
-             "bench/fusion.py`", "",
+             "", f"`HF_HUB_OFFLINE=1 flock /tmp/bertscope-cpu.lock .venv/bin/python "
+             f"{' '.join(meta['argv'])}`", "",
              "| system | nDCG@10 | Δ nDCG@10 vs RRF [95% CI] (queries better / worse) | "
              "Recall@100 | MRR@10 | weights chosen per fold (lists in order) | weights on all "
              "queries | search ms / query |", "|---|---|---|---|---|---|---|---|"]
