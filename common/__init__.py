@@ -1,10 +1,12 @@
 """Low-level helpers every part of BERTScope shares, and nothing else: atomic writes, file locks,
-file checksums, `$BERTSCOPE_HOME`, prompt prefixes. It imports no other BERTScope package."""
+file checksums, `$BERTSCOPE_HOME`, prompt prefixes, path checks. It imports no other BERTScope
+package, and `import common` stays as cheap as `import os`."""
 
 from .atomic import fsync_path, fsync_tree, write_atomic, write_json_atomic
 from .hashing import CHECKSUM, file_checksum
 from .home import bertscope_home
 from .locks import FileLock, LockBusy
+from .paths import check_path
 from .prompts import PROMPTS, prompt_prefix
 
 __all__ = [
@@ -13,6 +15,7 @@ __all__ = [
     "FileLock",
     "LockBusy",
     "bertscope_home",
+    "check_path",
     "file_checksum",
     "fsync_path",
     "fsync_tree",
