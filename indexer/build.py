@@ -16,7 +16,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from common import write_atomic
+from common import check_path, write_atomic
 
 from . import db, store
 from .chunking import Chunk, ChunkingConfig, chunk_documents
@@ -26,6 +26,7 @@ from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
+from .validation import check_build_args, check_document_list
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
 
@@ -38,8 +39,10 @@ class BuildProgress:
     done: int  # documents finished (encode); otherwise units of the stage
     total: int
     rate: float = 0.0  # documents per second encoded by this run
-    eta_s: float | None = None
+    eta_s: float | None = None  # from the chunk rate: known even while one huge document encodes
     resumed: int = 0  # documents whose vectors came from a previous, interrupted run
+    chunks: int = 0  # encode: chunks embedded so far (a huge document moves this, not `done`)
+    chunks_total: int = 0
 
 
 def build_index(
@@ -64,10 +67,13 @@ def build_index(
     """
     from encoder import Encoder, load_encoder
 
-    out = Path(out)
+    out = check_path(out, "out", "a folder path for the index")
     base = store.check_target(out)  # before anything is read, encoded or written
+    check_build_args(preset, batch_size, shard_size, progress)
     report_progress = progress or (lambda p: None)
     chunking = chunking or ChunkingConfig()
+    if not isinstance(chunking, ChunkingConfig):
+        raise TypeError(f"chunking must be a ChunkingConfig, got {type(chunking).__name__}")
     report_progress(BuildProgress("read", 0, 1))
     report, read_from = _read(corpus, corpus_options)  # before the model: bad input fails fast
     source = source or read_from
@@ -155,8 +161,8 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
         return read_corpus(corpus, options), str(corpus)
     docs = {}
     report = CorpusReport(documents=[])
-    for item in corpus:
-        doc = Document.coerce(item)
+    for i, item in enumerate(check_document_list(corpus, "corpus (a path or a list)")):
+        doc = Document.coerce(item, f"corpus[{i}]")
         if doc.id in docs:
             report.duplicates += 1
             del docs[doc.id]
@@ -198,7 +204,7 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: in
     pos = {d.id: i for i, d in enumerate(docs)}
     last_chunk = np.cumsum(np.bincount([pos[c.doc_id] for c in chunks], minlength=len(docs))) - 1
     parts, start = [], time.perf_counter()
-    resumed_docs = 0
+    resumed_docs = resumed_chunks = 0
 
     def docs_done(chunks_done: int) -> int:
         return bisect.bisect_right(last_chunk, chunks_done - 1)
@@ -207,9 +213,11 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: in
         done = docs_done(chunks_done)
         elapsed = time.perf_counter() - start
         rate = (done - resumed_docs) / elapsed if elapsed > 0 else 0.0
-        left = len(docs) - done
+        chunk_rate = (chunks_done - resumed_chunks) / elapsed if elapsed > 0 else 0.0
+        left = len(chunks) - chunks_done
         report_progress(BuildProgress("encode", done, len(docs), rate,
-                                      left / rate if rate > 0 else None, resumed_docs))
+                                      left / chunk_rate if chunk_rate > 0 else None,
+                                      resumed_docs, chunks_done, len(chunks)))
 
     piece = batch_size * 4  # a report every few batches, not only once per shard
     for first in range(0, len(chunks), shard_size):
@@ -218,6 +226,7 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: in
         if shard.exists():
             parts.append(np.load(shard, allow_pickle=False))
             resumed_docs += docs_done(end) - docs_done(first)
+            resumed_chunks += end - first
             report(end)
             continue
         texts = [c.encoded for c in chunks[first:end]]
