@@ -1,122 +1,22 @@
 """The batch CLI: build | search | info | add | delete | compact | eval | default.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
+Exit status: 0 done; 1 error, nothing changed; 2 bad flags (argparse); 3 partly done and saved
+(`delete` with ids the index does not hold: the others are deleted, the unknown ones named).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
 import sys
 from pathlib import Path
 
-EXIT_USAGE, EXIT_ERROR = 2, 1
+from .cli_args import check_writable, corpus_options, filter_arg, knobs, parser
+from .cli_progress import StageBar
 
-
-def _parser() -> argparse.ArgumentParser:
-    from .corpus import FORMATS
-    from .index import MODES
-    from .presets import PRESETS
-
-    p = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
-
-    def corpus_args(c):
-        c.add_argument("--corpus", required=True, help="JSONL/CSV/TSV/Parquet file, folder, BEIR")
-        c.add_argument("--format", choices=FORMATS, help="default: from the extension")
-        c.add_argument("--id-field", help="default: id, then _id, else generated")
-        c.add_argument("--text-field", default="text")
-        c.add_argument("--title-field", default="title")
-        c.add_argument("--metadata-fields", help="comma-separated; default: all other scalars")
-        c.add_argument("--on-error", choices=("skip", "fail"), default="skip")
-        c.add_argument("--batch-size", type=int, default=32)
-        c.add_argument("--threads", type=int, help="torch threads for encoding (1 is fastest "
-                       "on a machine shared with other jobs); default: torch's choice")
-
-    b = sub.add_parser("build", help="build an index from a corpus (resumable)")
-    corpus_args(b)
-    b.add_argument("--out", required=True)
-    b.add_argument("--model", default="minilm", help="bundled name or local model folder")
-    b.add_argument("--index", default="auto", choices=PRESETS, help="FAISS preset")
-    b.add_argument("--chunk-tokens", type=int, help="default: the model's max length")
-    b.add_argument("--overlap", type=int, default=32)
-    b.add_argument("--no-title", action="store_true", help="do not prepend titles to chunks")
-    b.add_argument("--shard-size", type=int, default=1024, help="chunks per resumable shard")
-
-    s = sub.add_parser("search", help="search an index; print hits or write a TREC run")
-    s.add_argument("index")
-    s.add_argument("query", nargs="?")
-    s.add_argument("--queries", help="BEIR-style queries.jsonl (_id, text)")
-    s.add_argument("--run", help="write a TREC run file (qid Q0 docid rank score tag)")
-    s.add_argument("--k", type=int, default=10)
-    s.add_argument("--mode", choices=MODES, default="dense")
-    s.add_argument("--filter", help='JSON, e.g. {"category": "tech"}')
-    s.add_argument("--per-chunk", action="store_true")
-    s.add_argument("--tag", default="bertscope")
-    s.add_argument("--knob", action="append", default=[], metavar="NAME=INT",
-                   help="search knob, e.g. nprobe=32, efSearch=256, rerank=16")
-
-    sub.add_parser("info", help="print an index's stats").add_argument("index")
-
-    a = sub.add_parser("add", help="add or replace documents (upsert by id)")
-    a.add_argument("index")
-    corpus_args(a)
-
-    d = sub.add_parser("delete", help="delete documents by id")
-    d.add_argument("index")
-    d.add_argument("ids", nargs="+")
-
-    sub.add_parser("compact", help="rebuild vectors without deleted ones").add_argument("index")
-
-    e = sub.add_parser("eval", help="nDCG@10, Recall@100, MRR@10 on a BEIR folder")
-    e.add_argument("index")
-    e.add_argument("--beir", required=True)
-    e.add_argument("--split", default="test")
-    e.add_argument("--mode", choices=MODES, default="dense")
-
-    f = sub.add_parser("default", help="build the BBC News index with minilm when absent")
-    f.add_argument("--out", required=True)
-    f.add_argument("--threads", type=int, help="torch threads for encoding")
-    return p
-
-
-def _options(args):
-    from .corpus import CorpusOptions
-
-    fields = tuple(x.strip() for x in args.metadata_fields.split(",")) \
-        if args.metadata_fields else None
-    return CorpusOptions(id_field=args.id_field, text_field=args.text_field,
-                         title_field=args.title_field or None, metadata_fields=fields,
-                         format=args.format, on_error=args.on_error)
-
-
-class _Bar:
-    """A tqdm bar over `BuildProgress` reports: documents/s and ETA while encoding."""
-
-    def __init__(self) -> None:
-        self.bar = None
-        self.stage = None
-
-    def __call__(self, p) -> None:
-        from tqdm import tqdm
-
-        if p.stage != "encode":  # the other stages are short: no bar
-            if self.bar is not None:
-                self.bar.close()
-                self.bar = None
-            return
-        if p.stage != self.stage:
-            if self.bar is not None:
-                self.bar.close()
-            self.stage = p.stage
-            self.bar = tqdm(total=p.total, desc="encode", unit="doc", file=sys.stderr,
-                            dynamic_ncols=True)
-        self.bar.n = p.done
-        if p.resumed:
-            self.bar.set_postfix(resumed=p.resumed)
-        self.bar.refresh()
+EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
 
 
 def _report_skipped(skipped, duplicates: int) -> None:
@@ -132,9 +32,9 @@ def cmd_build(args) -> int:
 
     index = build_index(
         args.corpus, args.out, model=args.model, preset=args.index,
-        corpus_options=_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
+        corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
-        progress=_Bar(),
+        progress=StageBar(),
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)
@@ -143,34 +43,31 @@ def cmd_build(args) -> int:
     return 0
 
 
-def _knobs(items: list[str]) -> dict[str, int]:
-    out = {}
-    for item in items:
-        name, _, value = item.partition("=")
-        if not value.isdigit():
-            raise ValueError(f"--knob {item!r}: use NAME=INTEGER, e.g. nprobe=32")
-        out[name] = int(value)
-    return out
-
-
 def cmd_search(args) -> int:
     from .index import SemanticIndex
 
     if (args.query is None) == (args.queries is None):
         raise ValueError("give either a query or --queries FILE")
+    filt = filter_arg(args.filter)
+    if args.run:
+        check_writable(args.run, "--run")
+    queries = None
+    if args.queries is not None:
+        from encoder.ir_metrics import read_queries
+
+        queries = read_queries(args.queries)
+        if not queries:
+            raise ValueError(f"--queries {args.queries} holds no query")
     index = SemanticIndex.open(args.index)
-    filt = json.loads(args.filter) if args.filter else None
-    kw = dict(k=args.k, mode=args.mode, filter=filt, per_chunk=args.per_chunk, **_knobs(args.knob))
+    kw = dict(k=args.k, mode=args.mode, filter=filt, per_chunk=args.per_chunk, **knobs(args.knob))
     if args.query is not None:
         hits = index.search(args.query, **kw)
         for h in hits:
             text = " ".join(h.text.split())
             print(f"{h.rank:>3}  {h.score:.4f}  {h.doc_id}  {h.title[:60]!r}  {text[:120]}")
         return 0
-    rows = [json.loads(line) for line in Path(args.queries).read_text(encoding="utf-8")
-            .splitlines() if line.strip()]
-    qids, texts = [str(r["_id"]) for r in rows], [r["text"] for r in rows]
-    results = index.search(texts, **kw) if texts else []
+    qids, texts = list(queries), list(queries.values())
+    results = index.search(texts, **kw)
     lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {args.tag}\n"
              for qid, hits in zip(qids, results, strict=True) for h in hits]
     if args.run:
@@ -192,15 +89,28 @@ def cmd_info(args) -> int:
 
 def cmd_add(args) -> int:
     from .corpus import read_corpus
+    from .errors import CorpusError
     from .index import SemanticIndex
 
     index = SemanticIndex.open(args.index)
-    report = read_corpus(args.corpus, _options(args))
+    report = read_corpus(args.corpus, corpus_options(args))
     _report_skipped(report.skipped, report.duplicates)
+    if not report.documents:  # as `build` does: nothing to add is an error, not a success
+        first = report.skipped[0] if report.skipped else None
+        raise CorpusError(f"no usable documents in {args.corpus} ({len(report.skipped)} rows "
+                          "skipped" + (f"; first: {first.file}:{first.line}: {first.reason})"
+                                       if first else ")"))
+    ids = [d.id for d in report.documents]
+    new = set(index.missing(ids))
+    replaced = [i for i in ids if i not in new]
     chunks = index.upsert(report.documents, batch_size=args.batch_size)
     index.save()
-    print(f"upserted {len(report.documents)} documents ({chunks} chunks); "
-          f"now {len(index)} documents")
+    print(f"added {len(new)} new documents, replaced {len(replaced)} with the same id "
+          f"({chunks} chunks); now {len(index)} documents")
+    if replaced:
+        shown = ", ".join(replaced[:10]) + (f", ... {len(replaced) - 10} more"
+                                            if len(replaced) > 10 else "")
+        print(f"replaced: {shown}", file=sys.stderr)
     return 0
 
 
@@ -208,10 +118,16 @@ def cmd_delete(args) -> int:
     from .index import SemanticIndex
 
     index = SemanticIndex.open(args.index)
+    unknown = index.missing(args.ids)
+    if len(set(unknown)) == len(set(args.ids)):
+        raise ValueError(f"none of the ids is in the index, nothing deleted: {', '.join(unknown)}")
     n = index.delete(args.ids)
     index.save()
-    print(f"deleted {n} of {len(args.ids)} documents; now {len(index)}")
-    return 0 if n == len(set(args.ids)) else EXIT_ERROR
+    print(f"deleted {n} documents; now {len(index)}")
+    if unknown:
+        print(f"not in the index (nothing to delete): {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_PARTIAL
+    return 0
 
 
 def cmd_compact(args) -> int:
@@ -247,7 +163,7 @@ def cmd_default(args) -> int:
     if (Path(args.out) / MANIFEST).exists():
         print(f"default index present at {args.out}")
         return 0
-    index = default_index(args.out, progress=_Bar())
+    index = default_index(args.out, progress=StageBar())
     print(f"built the default index at {args.out}: {len(index)} BBC News articles")
     return 0
 
@@ -267,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         pass
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     if getattr(args, "threads", None):
         import torch
 
