@@ -2,7 +2,7 @@
 file checksums, `$BERTSCOPE_HOME`, prompt prefixes, path checks. It imports no other BERTScope
 package, and `import common` stays as cheap as `import os`."""
 
-from .atomic import fsync_path, fsync_tree, write_atomic, write_json_atomic
+from .atomic import fsync_path, fsync_tree, json_text, write_atomic, write_json_atomic
 from .hashing import CHECKSUM, file_checksum
 from .home import bertscope_home
 from .locks import FileLock, LockBusy
@@ -19,6 +19,7 @@ __all__ = [
     "file_checksum",
     "fsync_path",
     "fsync_tree",
+    "json_text",
     "prompt_prefix",
     "write_atomic",
     "write_json_atomic",

@@ -29,10 +29,11 @@ from transformers.trainer_utils import get_last_checkpoint
 from common import write_json_atomic
 
 from .callbacks import JsonlLogCallback
+from .checks import check_numbers, check_stage
 from .config import FitConfig, Stage
 from .data import LoadedData, load_pairs
 from .errors import TrainingError
-from .losses import LossSpec, check_loss_data, get_loss
+from .losses import LossSpec, check_loss_data
 from .report import DEV_METRIC, model_card, plot_curve, read_log
 from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
 from .siamese import build_siamese, check_pooling, freeze_word_embeddings
@@ -70,7 +71,9 @@ def fit(
 
     `callbacks` are extra `transformers.TrainerCallback`s added to every stage.
     """
-    _check_numbers(config)
+    if not isinstance(config, FitConfig):
+        raise TypeError(f"config must be a FitConfig, got {type(config).__name__}")
+    check_numbers(config)
     check_pooling(config.pooling)
     check_prompt(config.prompt)
     stages = [_prepare_stage(s, config) for s in config.stages]
@@ -78,6 +81,7 @@ def fit(
     if dev is not None:
         log.info("dev: %s", dev.summary())
     out = prepare_out(config.out, config.identity(), resume=resume)
+    resume = (out / RUN_FILE).is_file()  # False where a run that never trained was cleared
     run = (
         read_run(out)
         if resume
@@ -90,19 +94,18 @@ def fit(
             "stages_done": [],
         }
     )
+    model = _start_model(config, out, run)  # a model that fails to load leaves no run.json
     write_json_atomic(out / RUN_FILE, run)
     handler = _log_to(out / "train.log")
     try:
-        return _train(config, stages, dev, out, run, callbacks, resume)
+        return _train(config, stages, dev, out, run, model, callbacks, resume)
     finally:
         logging.getLogger("bertscope").removeHandler(handler)
         handler.close()
 
 
-def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
-    started = time.perf_counter()
-    set_seed(config.seed)
-    done: list[dict[str, Any]] = run["stages_done"]
+def _start_model(config: FitConfig, out: Path, run: dict[str, Any]) -> SentenceTransformer:
+    done = run["stages_done"]
     if done:  # resume after a finished stage: continue from its weights
         model = SentenceTransformer(
             str(stage_dir(out, len(done) - 1) / "final"), device="cpu", local_files_only=True
@@ -111,6 +114,13 @@ def _train(config, stages, dev, out, run, callbacks, resume) -> FitResult:
         model = build_siamese(
             config.model, pooling=config.pooling, max_seq_length=config.max_seq_length
         )
+    return model
+
+
+def _train(config, stages, dev, out, run, model, callbacks, resume) -> FitResult:
+    started = time.perf_counter()
+    set_seed(config.seed)
+    done: list[dict[str, Any]] = run["stages_done"]
     if config.freeze_embeddings:
         freeze_word_embeddings(model)
     prefix = prompt_prefix(model, config.prompt)
@@ -242,11 +252,7 @@ def _run_stage(
 
 
 def _prepare_stage(stage: Stage, config: FitConfig) -> _PreparedStage:
-    spec = get_loss(stage.loss)
-    if not stage.train:
-        raise TrainingError(f"stage with loss {stage.loss!r} has no training file")
-    if stage.epochs <= 0:
-        raise TrainingError(f"epochs must be > 0, got {stage.epochs:g}")
+    spec = check_stage(stage)
     loaded, parts = [], []
     for path in stage.train:
         data = load_pairs(path)
@@ -268,22 +274,6 @@ def _with_prefix(dataset: Dataset, prefix: str) -> Dataset:
         return dataset
     texts = [c for c in dataset.column_names if dataset.features[c].dtype == "string"]
     return dataset.map(lambda r: {c: prefix + r[c] for c in texts})
-
-
-def _check_numbers(config: FitConfig) -> None:
-    checks = [  # (flag, value, valid, what it must be)
-        ("--batch-size", config.batch_size, config.batch_size >= 1, ">= 1"),
-        ("--lr", config.learning_rate, config.learning_rate > 0, "> 0"),
-        ("--eval-steps", config.eval_steps, config.eval_steps >= 1, ">= 1"),
-        ("--logging-steps", config.logging_steps, config.logging_steps >= 1, ">= 1"),
-        ("--warmup", config.warmup_ratio, 0 <= config.warmup_ratio < 1, "in [0, 1)"),
-        ("--max-rows", config.max_rows, config.max_rows is None or config.max_rows >= 1, ">= 1"),
-    ]
-    for flag, value, ok, rule in checks:
-        if not ok:
-            raise TrainingError(f"{flag} must be {rule}, got {value}")
-    if not config.stages:
-        raise TrainingError("no training stage: pass --train FILE and --loss NAME")
 
 
 def _step_of(checkpoint: str | None) -> int | None:

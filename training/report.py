@@ -110,9 +110,9 @@ def model_card(metrics: dict[str, Any], config: dict[str, Any]) -> str:
             "",
             "| | Spearman | Pearson |",
             "|---|---|---|",
-            f"| before training | {before['spearman']:.2f} | {before['pearson']:.2f} |",
-            f"| after training (best checkpoint) | {after['spearman']:.2f} "
-            f"| {after['pearson']:.2f} |",
+            f"| before training | {_score(before['spearman'])} | {_score(before['pearson'])} |",
+            f"| after training (best checkpoint) | {_score(after['spearman'])} "
+            f"| {_score(after['pearson'])} |",
         ]
     else:
         lines.append("No dev set was given: the model is the one after the last step.")
@@ -123,6 +123,10 @@ def model_card(metrics: dict[str, Any], config: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _score(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.2f}"
 
 
 def _quoted(prefix: str | None) -> str:
