@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cli_args import check_writable, corpus_options, filter_arg, knobs, parser
+from .cli_args import check_writable, corpus_options, filter_arg, knobs, listed, parser
 from .cli_progress import StageBar
 
 EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
@@ -108,9 +108,7 @@ def cmd_add(args) -> int:
     print(f"added {len(new)} new documents, replaced {len(replaced)} with the same id "
           f"({chunks} chunks); now {len(index)} documents")
     if replaced:
-        shown = ", ".join(replaced[:10]) + (f", ... {len(replaced) - 10} more"
-                                            if len(replaced) > 10 else "")
-        print(f"replaced: {shown}", file=sys.stderr)
+        print(f"replaced: {listed(replaced)}", file=sys.stderr)
     return 0
 
 
@@ -119,13 +117,17 @@ def cmd_delete(args) -> int:
 
     index = SemanticIndex.open(args.index)
     unknown = index.missing(args.ids)
+    hint = ""
+    if any("," in i for i in unknown):
+        hint = " (ids are separated by spaces, not commas)"
     if len(set(unknown)) == len(set(args.ids)):
-        raise ValueError(f"none of the ids is in the index, nothing deleted: {', '.join(unknown)}")
+        raise ValueError(f"none of the ids is in the index, nothing deleted: {listed(unknown)}"
+                         + hint)
     n = index.delete(args.ids)
     index.save()
     print(f"deleted {n} documents; now {len(index)}")
     if unknown:
-        print(f"not in the index (nothing to delete): {', '.join(unknown)}", file=sys.stderr)
+        print(f"not in the index (nothing to delete): {listed(unknown)}{hint}", file=sys.stderr)
         return EXIT_PARTIAL
     return 0
 
@@ -147,6 +149,15 @@ def cmd_eval(args) -> int:
 
     index = SemanticIndex.open(args.index)
     _, queries, qrels = load_beir(args.beir, args.split)
+    judged = sorted({d for docs in qrels.values() for d, rel in docs.items() if rel > 0})
+    absent = index.missing(judged)
+    if len(absent) == len(judged):
+        raise ValueError(f"none of the {len(judged)} relevant documents of {args.beir} "
+                         f"[{args.split}] is in the index (e.g. {listed(absent, 3)}): was it "
+                         "built from that folder's corpus.jsonl?")
+    if absent:
+        print(f"warning: {len(absent)} of {len(judged)} relevant documents are not in the "
+              f"index (e.g. {listed(absent, 3)}); they count as not found", file=sys.stderr)
     qids = list(queries)
     results = index.search([queries[q] for q in qids], k=100, mode=args.mode)
     run = {q: {h.doc_id: h.score for h in hits} for q, hits in zip(qids, results, strict=True)}

@@ -82,8 +82,8 @@ def parser() -> argparse.ArgumentParser:
 def corpus_options(args):
     from .corpus import CorpusOptions
 
-    fields = tuple(x.strip() for x in args.metadata_fields.split(",")) \
-        if args.metadata_fields else None
+    fields = tuple(x.strip() for x in args.metadata_fields.split(",") if x.strip()) \
+        if args.metadata_fields else None  # "a,b," or "a, b": the names a user meant
     return CorpusOptions(id_field=args.id_field, text_field=args.text_field,
                          title_field=args.title_field or None, metadata_fields=fields,
                          format=args.format, on_error=args.on_error)
@@ -121,3 +121,7 @@ def check_writable(path: str, flag: str) -> None:
         raise ValueError(f"{flag} {path} is a folder; give a file name")
 
 
+def listed(ids: list[str], limit: int = 20) -> str:
+    """Ids for a message: the first `limit`, then how many more."""
+    more = f", ... {len(ids) - limit} more" if len(ids) > limit else ""
+    return ", ".join(ids[:limit]) + more

@@ -39,8 +39,24 @@ def check_doc_ids(doc_ids: Any, what: str = "doc_ids") -> list[str]:
     return [check_doc_id(d, f"{what}[{i}]") for i, d in enumerate(doc_ids)]
 
 
+def _json_problem(value: Any) -> str | None:
+    """Why `value` cannot be stored as JSON metadata, or None when it can."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "not a finite number"
+    if isinstance(value, (list, tuple)):
+        return next((p for p in map(_json_problem, value) if p), None)
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return "a dict with non-string keys"
+        return next((p for p in map(_json_problem, value.values()) if p), None)
+    return f"a {_kind(value)}, which JSON cannot hold (convert it: str(), int(), .item())"
+
+
 def check_metadata(metadata: Any, where: str = "metadata") -> dict[str, Any]:
-    """A flat dict of str keys to str / int / finite float / bool (None is kept as absent)."""
+    """A dict of str keys to JSON values. Filters and pick lists use the str / int / float /
+    bool ones; lists and dicts are kept and shown, never matched."""
     if metadata is None:
         return {}
     if not isinstance(metadata, dict):
@@ -48,12 +64,9 @@ def check_metadata(metadata: Any, where: str = "metadata") -> dict[str, Any]:
     for key, value in metadata.items():
         if not isinstance(key, str) or not key:
             raise TypeError(f"{where} keys must be non-empty strings, got {key!r}")
-        if value is None or isinstance(value, (str, bool, int)):
-            continue
-        if isinstance(value, float) and math.isfinite(value):
-            continue
-        raise TypeError(f"{where}[{key!r}] is {value!r} ({_kind(value)}): metadata values must "
-                        "be a string, an integer, a finite float or a bool (filters compare them)")
+        problem = _json_problem(value)
+        if problem:
+            raise TypeError(f"{where}[{key!r}] is {value!r}: {problem}")
     return dict(metadata)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import date
 
 import pytest
 
@@ -93,10 +94,12 @@ def test_metadata_fields_may_be_a_list():
     (lambda ix: ix.add([{"id": "n", "text": "  "}]), ValueError, "['text'] is empty"),
     (lambda ix: ix.add({"id": "n", "text": "x"}), TypeError, "in a list: [doc]"),
     (lambda ix: ix.add([{"id": "n", "body": "x"}]), ValueError, "unknown keys 'body'"),
-    (lambda ix: ix.add([{"id": "n", "text": "x", "metadata": {"t": [1]}}]), TypeError,
-     "['metadata']['t'] is [1]"),
-    (lambda ix: ix.add([{"id": "n", "text": "x", "metadata": {"t": math.nan}}]), TypeError,
-     "a finite float"),
+    (lambda ix: ix.add([{"id": "n", "text": "x", "metadata": {"t": {1, 2}}}]), TypeError,
+     "['metadata']['t'] is {1, 2}: a set, which JSON cannot hold"),
+    (lambda ix: ix.add([{"id": "n", "text": "x", "metadata": {"t": [1, math.nan]}}]),
+     TypeError, "not a finite number"),
+    (lambda ix: ix.add([{"id": "n", "text": "x", "metadata": {"when": date(2024, 1, 2)}}]),
+     TypeError, "a date, which JSON cannot hold (convert it"),
     (lambda ix: ix.upsert([Document(None, "x")]), TypeError, "documents[0]['id'] must be"),
     (lambda ix: ix.add([{"id": "n", "text": "x"}], batch_size=0), ValueError,
      "batch_size must be a positive integer"),
