@@ -32,6 +32,11 @@ def load_encoder(name_or_path: str | Path, device: str = "cpu") -> Encoder:
     if path.exists():
         if not path.is_dir():
             raise EncoderNotFoundError(f"{path} is a file; pass a model folder or a bundled name")
+        if not any((path / name).is_file() for name in ("modules.json", "config.json")):
+            raise EncoderNotFoundError(
+                f"{path} is not a model folder (no modules.json or config.json in it); pass a "
+                f"sentence-transformers or transformers model folder, or a bundled name "
+                f"({', '.join(BUNDLED)})")
         try:
             model = SentenceTransformer(str(path.resolve()), device=device, local_files_only=True)
         except (OSError, ValueError) as exc:  # no config.json / weights / tokenizer in it

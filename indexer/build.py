@@ -11,6 +11,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import faiss
@@ -22,6 +23,7 @@ from . import db, store
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .documents import Document
+from .embedding import embed_passages
 from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
@@ -219,7 +221,6 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: in
                                       left / chunk_rate if chunk_rate > 0 else None,
                                       resumed_docs, chunks_done, len(chunks)))
 
-    piece = batch_size * 4  # a report every few batches, not only once per shard
     for first in range(0, len(chunks), shard_size):
         shard = work / f"shard-{first // shard_size:06d}.npy"
         end = min(first + shard_size, len(chunks))
@@ -230,17 +231,16 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: in
             report(end)
             continue
         texts = [c.encoded for c in chunks[first:end]]
-        # longest first, so batches hold like lengths; documents done are pro-rated in a shard
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        vecs = np.empty((len(texts), enc.dim), dtype=np.float32)
-        for at in range(0, len(texts), piece):
-            rows = order[at : at + piece]
-            vecs[rows] = enc.encode([texts[i] for i in rows], prompt="passage",
-                                    batch_size=batch_size)
-            if at + piece < len(texts):
-                report(first + at + len(rows))
+        # a report every few batches, not only once per shard (documents done are pro-rated);
+        # the shard's last piece is reported below, once it is saved
+        vecs = embed_passages(enc, texts, batch_size, partial(_within, report, first, len(texts)))
         with write_atomic(shard) as fh:
             np.save(fh, vecs, allow_pickle=False)
         parts.append(vecs)
         report(end)
     return np.vstack(parts).astype(np.float32, copy=False)
+
+
+def _within(report, first: int, size: int, n: int) -> None:
+    if n < size:
+        report(first + n)

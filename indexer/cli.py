@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .cli_args import check_writable, corpus_options, filter_arg, knobs, listed, parser
-from .cli_progress import StageBar
+from .cli_progress import ChunkBar, StageBar
 
 EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
 
@@ -103,7 +103,7 @@ def cmd_add(args) -> int:
     ids = [d.id for d in report.documents]
     new = set(index.missing(ids))
     replaced = [i for i in ids if i not in new]
-    chunks = index.upsert(report.documents, batch_size=args.batch_size)
+    chunks = index.upsert(report.documents, batch_size=args.batch_size, progress=ChunkBar())
     index.save()
     print(f"added {len(new)} new documents, replaced {len(replaced)} with the same id "
           f"({chunks} chunks); now {len(index)} documents")

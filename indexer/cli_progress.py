@@ -37,3 +37,21 @@ class StageBar:
             self.bar.refresh()
 
 
+
+
+class ChunkBar:
+    """`index.add/upsert(progress=ChunkBar())`: a tqdm bar over the chunks being embedded."""
+
+    def __init__(self) -> None:
+        self.bar = None
+
+    def __call__(self, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc="encode", unit="chunk", file=sys.stderr,
+                            dynamic_ncols=True)
+        self.bar.n = done
+        self.bar.refresh()
+        if done >= total:
+            self.bar.close()

@@ -18,6 +18,7 @@ from . import db, store
 from .changes import WorkingCopy
 from .chunking import ChunkingConfig, chunk_documents
 from .documents import Document, Hit
+from .embedding import embed_passages
 from .errors import ConcurrentWriteError, EncoderMismatchError
 from .filters import unknown_field
 from .fusion import RRF_K
@@ -205,7 +206,8 @@ class SemanticIndex:
 
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
             progress: Callable[[int, int], None] | None = None) -> int:
-        """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added."""
+        """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added.
+        `progress(chunks embedded, chunks in all)` is called every few batches."""
         docs = check_documents(documents, batch_size)
         if len({d.id for d in docs}) != len(docs):
             raise ValueError("duplicate ids among the documents to add")
@@ -226,12 +228,9 @@ class SemanticIndex:
         if not docs:
             return 0
         chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
-        vectors = self.encoder.encode([c.encoded for c in chunks], prompt="passage",
-                                      batch_size=batch_size)
-        added = getattr(self._writable(), how)(docs, chunks, vectors)
-        if progress:
-            progress(len(docs), len(docs))
-        return added
+        vectors = embed_passages(self.encoder, [c.encoded for c in chunks], batch_size,
+                                 progress and (lambda n: progress(n, len(chunks))))
+        return getattr(self._writable(), how)(docs, chunks, vectors)
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         """Delete documents by id (a list); unknown ids are ignored. Returns documents deleted:

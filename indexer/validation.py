@@ -99,7 +99,8 @@ def check_document_list(documents: Any, what: str = "documents") -> Sequence:
 
     if isinstance(documents, (str, bytes, dict, Document)) or not isinstance(documents,
                                                                             (list, tuple)):
-        hint = " in a list: [doc]" if isinstance(documents, (dict, Document)) else ""
+        hint = "; put one document in a list: [doc]" if isinstance(documents, (dict, Document)) \
+            else ""
         raise TypeError(f"{what} must be a list of Document or dict, got "
                         f"{_kind(documents)}{hint}")
     return documents

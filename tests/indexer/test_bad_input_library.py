@@ -92,7 +92,7 @@ def test_metadata_fields_may_be_a_list():
     (lambda ix: ix.add([{"id": "", "text": "x"}]), ValueError, "documents[0]['id'] is empty"),
     (lambda ix: ix.add([{"id": "n", "text": None}]), TypeError, "['text'] must be a string"),
     (lambda ix: ix.add([{"id": "n", "text": "  "}]), ValueError, "['text'] is empty"),
-    (lambda ix: ix.add({"id": "n", "text": "x"}), TypeError, "in a list: [doc]"),
+    (lambda ix: ix.add({"id": "n", "text": "x"}), TypeError, "put one document in a list: [doc]"),
     (lambda ix: ix.add([{"id": "n", "body": "x"}]), ValueError, "unknown keys 'body'"),
     (lambda ix: ix.add([{"id": "n", "text": "x", "metadata": {"t": {1, 2}}}]), TypeError,
      "['metadata']['t'] is {1, 2}: a set, which JSON cannot hold"),
@@ -134,7 +134,7 @@ def test_missing_names_the_unknown_ids(flat_index):
     (lambda tmp, enc: build_index(None, tmp / "o", model=enc), TypeError,
      "corpus (a path or a list) must be a list"),
     (lambda tmp, enc: build_index({"id": "a", "text": "x"}, tmp / "o", model=enc), TypeError,
-     "in a list"),
+     "put one document in a list"),
     (lambda tmp, enc: build_index([{"id": "a", "text": "x"}], tmp / "o", model=None),
      TypeError, "model must be"),
     (lambda tmp, enc: build_index([{"id": "a", "text": "x"}], tmp / "o", model=enc,
@@ -166,3 +166,13 @@ def test_progress_moves_inside_one_huge_document(tmp_path, tiny_encoder):
     chunks = [p.chunks for p in moving]
     assert len(moving) > 5 and chunks == sorted(chunks) and chunks[-1] < total  # ...yet it moves
     assert all(p.eta_s is not None for p in moving[1:])
+
+
+def test_add_reports_chunks_as_they_are_embedded(flat_index, tiny_encoder):
+    text = " ".join(f"Sentence {i} of a long addition about topic {i % 5}." for i in range(300))
+    calls = []
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    added = index.upsert([{"id": "long", "text": text}], batch_size=4,
+                         progress=lambda done, total: calls.append((done, total)))
+    assert added > 20 and len(calls) > 1  # yesterday: one call, after all of it
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[-1] == (added, added)
