@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from common import check_path
+from common.jsonl import jsonl_objects
 
 from .documents import Document, SkippedRow
 from .errors import CorpusError
@@ -161,22 +162,11 @@ Rows = Iterator[tuple[str, int, dict[str, Any]]]
 def _jsonl_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
     if path.is_dir():
         path = path / "corpus.jsonl"
-    with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                _skip(report, opts, path.name, n, f"not UTF-8 ({exc.reason} at byte {exc.start})")
-                continue
-            except json.JSONDecodeError as exc:
-                _skip(report, opts, path.name, n, f"malformed JSON ({exc.msg})")
-                continue
-            if not isinstance(row, dict):
-                _skip(report, opts, path.name, n, "not a JSON object")
-                continue
-            yield path.name, n, row
+    for n, row in jsonl_objects(path):
+        if isinstance(row, str):
+            _skip(report, opts, path.name, n, row)
+            continue
+        yield path.name, n, row
 
 
 def _decoded_lines(path: Path, report: CorpusReport, opts: CorpusOptions, bad: set[int]):

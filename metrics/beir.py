@@ -5,11 +5,11 @@ a grade raises a `ValueError` naming the file and the line."""
 from __future__ import annotations
 
 import csv
-import json
 import math
 from pathlib import Path
 
 from common import check_path
+from common.jsonl import jsonl_objects
 
 
 def load_beir(
@@ -63,27 +63,15 @@ def _text(value) -> str:
 
 def _read_jsonl(path: Path, *required: str):
     """(line number, object) for each non-blank line; anything else is a `ValueError`."""
-    with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{path}:{n}: not UTF-8 ({exc.reason} at byte {exc.start})") \
-                    from exc
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: malformed JSON ({exc.msg} at column "
-                                 f"{exc.colno}); each line must be one JSON object") from exc
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{n}: a line must be a JSON object, got "
-                                 f"{type(row).__name__}")
-            missing = [f for f in required if row.get(f) in (None, "")]
-            if missing:
-                raise ValueError(f"{path}:{n}: no {' or '.join(map(repr, missing))} field "
-                                 f"(the line has: {', '.join(row) or 'nothing'}); each line "
-                                 f"needs {', '.join(required)}")
-            yield n, row
+    for n, row in jsonl_objects(path):
+        if isinstance(row, str):
+            raise ValueError(f"{path}:{n}: {row}; each line must be one JSON object")
+        missing = [f for f in required if row.get(f) in (None, "")]
+        if missing:
+            raise ValueError(f"{path}:{n}: no {' or '.join(map(repr, missing))} field "
+                             f"(the line has: {', '.join(row) or 'nothing'}); each line "
+                             f"needs {', '.join(required)}")
+        yield n, row
 
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:

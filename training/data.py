@@ -12,7 +12,6 @@ field are skipped and listed in `LoadedData.bad_rows`, never dropped silently.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any
 from datasets import Dataset, load_dataset
 
 from common import check_path
+from common.jsonl import jsonl_objects
 
 from .errors import TrainingError
 
@@ -142,7 +142,7 @@ def _read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] |
             f"{name}: unknown file type {path.suffix!r}. Valid: {', '.join(sorted(READERS))}"
         )
     if reader == "jsonl":
-        yield from _read_jsonl(path)
+        yield from jsonl_objects(path)
         return
     try:
         if reader == "parquet":
@@ -159,20 +159,6 @@ def _read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] |
     yield from enumerate(table, start=1)
 
 
-def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
-    with path.open("rb") as f:
-        for number, raw in enumerate(f, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                yield number, f"not UTF-8 ({exc.reason} at byte {exc.start})"
-                continue
-            except json.JSONDecodeError as exc:
-                yield number, f"not valid JSON ({exc.msg})"
-                continue
-            yield number, record if isinstance(record, dict) else "not a JSON object"
 
 
 def _read_hub(name: str, split: str) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -115,7 +115,7 @@ def test_filter_that_is_not_a_json_object(small, run_cli, text, said):
     ('{"_id": "q1", "text": "cats"}\n{"_id": "q2", \n', "q.jsonl:2: malformed JSON"),
     ('{"_id": "q1", "query": "cats"}\n', "q.jsonl:1: no 'text' field"),
     ('{"_id": "q1", "text": ""}\n', "q.jsonl:1: no 'text' field"),
-    ('["q1", "cats"]\n', "q.jsonl:1: a line must be a JSON object"),
+    ('["q1", "cats"]\n', "q.jsonl:1: not a JSON object (a list)"),
     ("\n", "holds no query"),
 ])
 def test_queries_file_with_wrong_fields_or_lines(small, tmp_path, run_cli, content, said):

@@ -86,7 +86,7 @@ def test_bad_pair_rows_are_reported_with_their_line(tmp_path, jsonl):
     assert "not a number" in reasons[4]
     assert "outside 0-5" in reasons[5]
     assert "missing score" in reasons[6]
-    assert "not valid JSON" in reasons[7]
+    assert "malformed JSON" in reasons[7]
     assert "not a JSON object" in reasons[8]
     assert "not text" in reasons[9]
     assert "score" in reasons[10]
