@@ -12,8 +12,6 @@ from typing import Any
 import faiss
 import numpy as np
 
-from common import check_path
-
 from . import db, store
 from .changes import WorkingCopy
 from .chunking import ChunkingConfig, chunk_documents
@@ -52,8 +50,7 @@ class SemanticIndex:
         """Open the index at `path`. `encoder` (an `Encoder`) is checked against the one the
         index was built with; without it, that encoder is loaded on the first dense search.
         `verify` checks every file's checksum (sizes are always checked)."""
-        folder = check_path(path, "index path")
-        index = cls(store.open_version(folder, verify=verify), verify=verify)
+        index = cls(store.open_version(path, verify=verify), verify=verify)
         if encoder is not None:
             index._check_encoder(encoder)
             index._encoder = encoder

@@ -126,8 +126,8 @@ def test_missing_names_the_unknown_ids(flat_index):
 
 
 @pytest.mark.parametrize("call,error,said", [
-    (lambda tmp, enc: SemanticIndex.open(None), TypeError, "index path must be"),
-    (lambda tmp, enc: SemanticIndex.open(3), TypeError, "index path must be"),
+    (lambda tmp, enc: SemanticIndex.open(None), TypeError, "index path must be an index folder path"),
+    (lambda tmp, enc: SemanticIndex.open(3), TypeError, "index path must be an index folder path"),
     (lambda tmp, enc: read_corpus(None), TypeError, "corpus must be"),
     (lambda tmp, enc: build_index([{"id": "a", "text": "x"}], None, model=enc), TypeError,
      "out must be"),
@@ -176,3 +176,11 @@ def test_add_reports_chunks_as_they_are_embedded(flat_index, tiny_encoder):
                          progress=lambda done, total: calls.append((done, total)))
     assert added > 20 and len(calls) > 1  # yesterday: one call, after all of it
     assert [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[-1] == (added, added)
+
+
+def test_a_file_given_as_the_index_names_the_folder_to_pass(flat_index, tmp_path):
+    with pytest.raises(ValueError, match=f"an index's manifest: pass its folder, {flat_index}$"):
+        SemanticIndex.open(flat_index / "manifest.json")
+    (tmp_path / "c.jsonl").write_text("{}\n")
+    with pytest.raises(ValueError, match="is a file, not an index folder"):
+        SemanticIndex.open(tmp_path / "c.jsonl")
