@@ -126,8 +126,10 @@ def test_missing_names_the_unknown_ids(flat_index):
 
 
 @pytest.mark.parametrize("call,error,said", [
-    (lambda tmp, enc: SemanticIndex.open(None), TypeError, "index path must be an index folder path"),
-    (lambda tmp, enc: SemanticIndex.open(3), TypeError, "index path must be an index folder path"),
+    (lambda tmp, enc: SemanticIndex.open(None), TypeError,
+     "index path must be an index folder path"),
+    (lambda tmp, enc: SemanticIndex.open(3), TypeError,
+     "index path must be an index folder path"),
     (lambda tmp, enc: read_corpus(None), TypeError, "corpus must be"),
     (lambda tmp, enc: build_index([{"id": "a", "text": "x"}], None, model=enc), TypeError,
      "out must be"),
