@@ -19,4 +19,6 @@ def check_path(value: object, what: str = "path",
         raise ValueError(f"{what} is empty: pass {accepted}")
     if "\x00" in text:
         raise ValueError(f"{what} {text!r} contains a NUL character")
+    if "://" in text:
+        raise ValueError(f"{what} {text!r} is a URL; pass {accepted}")
     return Path(text).expanduser()

@@ -24,7 +24,7 @@ from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .documents import Document
 from .embedding import embed_passages
-from .errors import ConcurrentWriteError, CorpusError
+from .errors import ConcurrentWriteError
 from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
@@ -80,8 +80,7 @@ def build_index(
     report, read_from = _read(corpus, corpus_options)  # before the model: bad input fails fast
     source = source or read_from
     if not report.documents:
-        raise CorpusError(f"no usable documents in {source} ({len(report.skipped)} rows skipped; "
-                          f"first: {report.skipped[0].reason if report.skipped else 'none'})")
+        raise report.unusable(source)
     report_progress(BuildProgress("read", 1, 1))
     enc = model if isinstance(model, Encoder) else load_encoder(model)
     docs = report.documents

@@ -89,17 +89,13 @@ def cmd_info(args) -> int:
 
 def cmd_add(args) -> int:
     from .corpus import read_corpus
-    from .errors import CorpusError
     from .index import SemanticIndex
 
     index = SemanticIndex.open(args.index)
     report = read_corpus(args.corpus, corpus_options(args))
     _report_skipped(report.skipped, report.duplicates)
     if not report.documents:  # as `build` does: nothing to add is an error, not a success
-        first = report.skipped[0] if report.skipped else None
-        raise CorpusError(f"no usable documents in {args.corpus} ({len(report.skipped)} rows "
-                          "skipped" + (f"; first: {first.file}:{first.line}: {first.reason})"
-                                       if first else ")"))
+        raise report.unusable(args.corpus)
     ids = [d.id for d in report.documents]
     new = set(index.missing(ids))
     replaced = [i for i in ids if i not in new]

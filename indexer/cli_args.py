@@ -93,9 +93,10 @@ def knobs(items: list[str]) -> dict[str, int]:
     out = {}
     for item in items:
         name, _, value = item.partition("=")
-        if not value.isdigit():
-            raise ValueError(f"--knob {item!r}: use NAME=INTEGER, e.g. nprobe=32")
-        out[name] = int(value)
+        try:
+            out[name] = int(value)  # the range is checked against the index's preset
+        except ValueError:
+            raise ValueError(f"--knob {item!r}: use NAME=INTEGER, e.g. nprobe=32") from None
     return out
 
 
@@ -122,6 +123,7 @@ def check_writable(path: str, flag: str) -> None:
 
 
 def listed(ids: list[str], limit: int = 20) -> str:
-    """Ids for a message: the first `limit`, then how many more."""
+    """Ids for a message: the first `limit`, then how many more; an id with spaces around it is
+    quoted, so the spaces show."""
     more = f", ... {len(ids) - limit} more" if len(ids) > limit else ""
-    return ", ".join(ids[:limit]) + more
+    return ", ".join(repr(i) if i != i.strip() else i for i in ids[:limit]) + more

@@ -86,6 +86,15 @@ class CorpusReport:
     duplicates: int = 0  # rows whose id was seen before; the later row won
     rows: int = 0
 
+    def unusable(self, source: str) -> CorpusError:
+        """The error for a corpus that gave no document: why, with the first bad row."""
+        if not self.rows and not self.skipped:
+            return CorpusError(f"{source} holds no rows: an empty file?")
+        first = self.skipped[0] if self.skipped else None
+        where = f"; first: {first.file}:{first.line}: {first.reason}" if first else ""
+        return CorpusError(f"no usable documents in {source}: all {len(self.skipped)} rows "
+                           f"were skipped{where}")
+
 
 def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> CorpusReport:
     """Read every row of `path`; bad rows are skipped and listed (`on_error="fail"`: raise)."""

@@ -20,6 +20,10 @@ def load_beir(
     Only queries that have judgements in `qrels/<split>.tsv` are returned.
     """
     folder = check_path(folder, "BEIR folder", "a BEIR folder path")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"BEIR folder {folder} " + ("is a file" if folder.exists() else
+                                "not found") + ": a BEIR folder holds corpus.jsonl, "
+                                "queries.jsonl and qrels/<split>.tsv")
     qrels_path = folder / "qrels" / f"{split}.tsv"
     for needed in (folder / "corpus.jsonl", folder / "queries.jsonl"):
         if not needed.is_file():
@@ -34,6 +38,9 @@ def load_beir(
     corpus: dict[str, dict] = {}
     for _, row in _read_jsonl(folder / "corpus.jsonl", "_id"):
         corpus[str(row["_id"])] = {"title": _text(row.get("title")), "text": _text(row.get("text"))}
+    if not qrels:
+        raise ValueError(f"{qrels_path} judges no query: it needs rows of "
+                         "query-id<TAB>corpus-id<TAB>score after its header")
     queries = {q: t for q, t in read_queries(folder / "queries.jsonl").items() if q in qrels}
     if not queries:
         raise ValueError(f"no query of {folder / 'queries.jsonl'} has judgements in "

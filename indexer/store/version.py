@@ -64,6 +64,11 @@ def check_folder(path: object) -> Path:
         if folder.name == MANIFEST:
             raise IndexerError(f"{folder} is an index's manifest: pass its folder, {folder.parent}")
         raise IndexerError(f"{folder} is a file, not an index folder (one holding {MANIFEST})")
+    for parent in folder.parents:
+        if parent.is_file():
+            raise IndexerError(f"index path {folder}: {parent} is a file, not a folder")
+        if (parent / MANIFEST).is_file():
+            raise IndexerError(f"{folder} lies inside the index {parent}: pass {parent}")
     return folder
 
 

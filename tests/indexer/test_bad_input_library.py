@@ -186,3 +186,10 @@ def test_a_file_given_as_the_index_names_the_folder_to_pass(flat_index, tmp_path
     (tmp_path / "c.jsonl").write_text("{}\n")
     with pytest.raises(ValueError, match="is a file, not an index folder"):
         SemanticIndex.open(tmp_path / "c.jsonl")
+    with pytest.raises(ValueError, match="c.jsonl is a file, not a folder"):
+        SemanticIndex.open(tmp_path / "c.jsonl" / "idx")  # not "build one there"
+    (flat_index / "sub").mkdir()
+    with pytest.raises(ValueError, match=f"lies inside the index {flat_index}: pass"):
+        SemanticIndex.open(flat_index / "sub")
+    with pytest.raises(ValueError, match="is a URL; pass an index folder path"):
+        SemanticIndex.open("https://example.com/idx")

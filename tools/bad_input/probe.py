@@ -65,18 +65,19 @@ def quiet_logging() -> None:
 
 
 def _first_error(out: str, err: str, code: int | None) -> str:
+    """The line a user reads: the error line; for a run that did something (exit 0 or 3), its
+    last line of output and any warning or note on stderr."""
     lines = [x.strip() for x in err.splitlines() if x.strip()]
     for line in lines:
         if line.startswith("error: ") or ": error: " in line:
             return line
-    for line in lines:
-        if line.lower().startswith(("warning", "not in the index", "replaced:")):
-            return line
+    notes = [x for x in lines if x.lower().startswith(("warning", "not in the index",
+                                                       "replaced:"))]
     outs = [x.strip() for x in out.splitlines() if x.strip()]
-    if code == 0 and outs:
-        return outs[-1]
+    if outs and code in (0, 3):
+        return " · ".join([outs[-1], *notes])
     tail = [x for x in lines if not x.startswith(("Loading weights", "INFO "))]
-    return (tail or outs or [""])[-1]
+    return (notes or tail or outs or [""])[-1]
 
 
 def cli(name: str, *argv: str) -> Callable[..., Outcome]:
