@@ -65,6 +65,10 @@ def cmd_search(args) -> int:
         for h in hits:
             text = " ".join(h.text.split())
             print(f"{h.rank:>3}  {h.score:.4f}  {h.doc_id}  {h.title[:60]!r}  {text[:120]}")
+        if not hits:  # a valid answer, but an empty screen looks like a failure
+            print("no document matches" + (" (a lexical query matches words, not stop words "
+                                           "or punctuation)" if args.mode == "lexical" else ""),
+                  file=sys.stderr)
         return 0
     qids, texts = list(queries), list(queries.values())
     results = index.search(texts, **kw)

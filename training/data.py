@@ -131,6 +131,8 @@ def _score_max(scores: list[float], name: str, score_range: tuple[float, float])
 def _read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
     """(row number, record) pairs; a record is a string when the row could not be parsed."""
     path = Path(name).expanduser()
+    if not path.exists() and (path.suffix.lower() in READERS or name.startswith((".", "/", "~"))):
+        raise TrainingError(f"{name} not found (a file; a hub data set name has no extension)")
     if not path.exists():
         yield from _read_hub(name, split)
         return
@@ -155,7 +157,8 @@ def _read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] |
                 delimiter="\t" if reader == "tsv" else ",",
             )
     except Exception as exc:  # a file datasets cannot parse at all
-        raise TrainingError(f"{name}: cannot read as {reader}: {_first_line(exc)}") from exc
+        raise TrainingError(f"{name}: cannot read as {reader}: {_first_line(_root(exc))}") \
+            from exc
     yield from enumerate(table, start=1)
 
 
@@ -170,6 +173,15 @@ def _read_hub(name: str, split: str) -> Iterator[tuple[int, dict[str, Any]]]:
             f"({type(exc).__name__}: {_first_line(exc)})"
         ) from exc
     yield from enumerate(table, start=1)
+
+
+def _root(exc: BaseException) -> BaseException:
+    """The innermost cause: datasets wraps the parser's own message ("Error tokenizing data.
+    C error: EOF inside string starting at row 1") in a generic one."""
+    seen = exc
+    while (seen.__cause__ or seen.__context__) is not None:
+        seen = seen.__cause__ or seen.__context__
+    return seen
 
 
 def _first_line(exc: BaseException) -> str:

@@ -36,6 +36,8 @@ def pooling_experiment(
     if isinstance(modes, str) or not modes:
         raise TrainingError(f"--modes must name one or more of {', '.join(POOLING_MODES)}, "
                             f"got {modes!r}")
+    if Path(out_root).is_file():
+        raise TrainingError(f"--out {out_root} is a file; pass a folder for one run per mode")
     for mode in modes:  # all of them before the first run trains
         check_pooling(mode)
     if len(set(modes)) != len(modes):

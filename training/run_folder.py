@@ -81,8 +81,12 @@ def _prepare(path: Path, identity: dict[str, Any], resume: bool) -> Path:
         if previous.get("finished"):
             raise TrainingError(f"--out {path} holds a finished run; nothing to resume")
         return path
-    if resume:
-        raise TrainingError(f"--resume: {path} holds no training run to continue")
+    if resume and not path.is_dir():
+        raise TrainingError(f"--resume: {path} does not exist, so there is no run to continue; "
+                            "check --out, or drop --resume to start a new run")
+    if resume:  # an empty folder: what a start that failed before training leaves
+        log.warning("--resume: %s holds nothing to continue (a start that failed?): starting "
+                    "the run from the beginning", path)
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -163,3 +163,12 @@ def test_every_command_refuses_missing_paths_without_a_traceback(name, command, 
     done = run_cli("indexer", *argv)
     assert done.code != 0 and done.error.startswith("error: ") and missing in done.error, \
         str(done)
+
+
+@pytest.mark.parametrize("query", ["the of and", "?!?"])
+def test_a_lexical_query_with_no_words_matches_nothing(small, run_cli, query):
+    """Yesterday bm25s' own 'maximum token ID in the query' error."""
+    done = run_cli("indexer", "search", small, query, "--mode", "lexical")
+    assert done.code == 0 and done.out == "" and "no document matches" in done.err
+    hybrid = run_cli("indexer", "search", small, query, "--mode", "hybrid")
+    assert hybrid.code == 0 and hybrid.out.strip()  # the dense half still answers

@@ -32,6 +32,14 @@ def test_a_failed_start_blocks_neither_a_rerun_nor_resume(run_cli, tiny_model_di
     assert json.loads((out / RUN_FILE).read_text())["finished"] is True
 
 
+def test_resume_after_a_failed_start_starts_the_run(run_cli, tiny_model_dir, sts_file, tmp_path):
+    out = tmp_path / "run"
+    assert run_cli("training", *fit_argv(tmp_path / "no-such-model", sts_file, out)).code == 2
+    done = run_cli("training", *fit_argv(tiny_model_dir, sts_file, out, "--resume"))
+    assert done.code == 0, str(done)
+    assert "holds nothing to continue" in done.log
+
+
 @pytest.mark.parametrize("resume", [False, True])
 def test_a_run_that_never_trained_is_cleared(tmp_path, resume):
     """A crash before the first checkpoint (here: a run.json with other settings and no
@@ -218,3 +226,10 @@ def test_library_calls_with_wrong_types(call, error, said):
     with pytest.raises(error) as info:
         call()
     assert said in str(info.value)
+
+
+def test_a_tsv_datasets_cannot_parse_names_the_parser_error(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text('sentence1\tsentence2\tscore\n"unclosed\tquote\t1\n')
+    with pytest.raises(TrainingError, match="EOF inside string"):  # not "An error occurred..."
+        load_pairs(path)

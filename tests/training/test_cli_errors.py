@@ -60,7 +60,7 @@ def test_output_folder_that_holds_something_else(_run, sts_file, tmp_path):
 
 def test_resume_with_nothing_to_resume(_run, sts_file, tmp_path):
     line = _run(fit(sts_file, out=tmp_path / "new", extra=["--resume"]))
-    assert "holds no training run" in line
+    assert "does not exist, so there is no run to continue" in line
 
 
 def test_losses_per_stage_must_line_up(_run, sts_file, nli_file, tmp_path):

@@ -158,8 +158,10 @@ def test_unknown_suffix_and_missing_hub_name(tmp_path):
     odd.write_text("x")
     with pytest.raises(TrainingError, match="unknown file type"):
         load_pairs(odd)
-    with pytest.raises(TrainingError, match="not a local file"):
+    with pytest.raises(TrainingError, match="nowhere.jsonl not found"):  # a file, no hub lookup
         load_pairs(str(tmp_path / "nowhere.jsonl"))
+    with pytest.raises(TrainingError, match="not a local file"):
+        load_pairs("no-such-org-bertscope/no-such-set")
 
 
 def test_real_shared_files_load_cleanly(shared_data):

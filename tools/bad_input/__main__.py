@@ -50,6 +50,7 @@ def main() -> int:
                   file=sys.__stdout__, flush=True)
     text = render(results, minutes=(time.perf_counter() - started) / 60)
     if not args.only:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text, encoding="utf-8")
         print(f"wrote {args.out}", file=sys.__stdout__)
     bad = sum(not ok for _, _, ok in results)
