@@ -168,10 +168,12 @@ def cmd_eval(args) -> int:
 
 
 def cmd_default(args) -> int:
+    from common import check_path
+
     from .default import default_index
     from .store import MANIFEST
 
-    if (Path(args.out) / MANIFEST).exists():
+    if (check_path(args.out, "--out", "a folder path for the index") / MANIFEST).exists():
         print(f"default index present at {args.out}")
         return 0
     index = default_index(args.out, progress=StageBar())

@@ -172,3 +172,13 @@ def test_a_lexical_query_with_no_words_matches_nothing(small, run_cli, query):
     assert done.code == 0 and done.out == "" and "no document matches" in done.err
     hybrid = run_cli("indexer", "search", small, query, "--mode", "hybrid")
     assert hybrid.code == 0 and hybrid.out.strip()  # the dense half still answers
+
+
+@pytest.mark.parametrize("command", [["default", "--out"], ["build", "--corpus", "c.jsonl",
+                                                             "--out"], ["info"]])
+def test_a_url_is_no_path(run_cli, command, tmp_path, monkeypatch):
+    """`default --out http://...` built BBC News into ./http:/ (a local folder named 'http:')."""
+    monkeypatch.chdir(tmp_path)
+    done = run_cli("indexer", *command, "http://example.com/idx")
+    assert done.code == 1 and "is a URL; pass" in done.error
+    assert not (tmp_path / "http:").exists()

@@ -40,6 +40,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bad-input-") as tmp:
         ws = Workspace(Path(tmp))
         ws.build_index()
+        os.chdir(ws.root)  # a relative path in a case lands in W, never in the checkout
         for n, case in enumerate(cases, start=1):
             t0 = time.perf_counter()
             outcome = run_case(case, ws)

@@ -40,6 +40,11 @@ def page(name: str, steps: Callable) -> Callable[..., Outcome]:
         early = steps(at, ws)
         if isinstance(early, Outcome):  # a widget refused the input before the page ran
             return early
+        if at.exception and str(at.exception[0].value).startswith("Invalid file extension"):
+            # AppTest lets the file through to the server, which raises; in a browser the
+            # uploader itself refuses such a file before the page runs
+            return Outcome("uploader refuses the file", str(at.exception[0].value).splitlines()[0],
+                           refused=True)
         if at.exception:
             return Outcome("page: exception", str(at.exception[0].value).splitlines()[0],
                            traceback=True, refused=True)
@@ -47,7 +52,8 @@ def page(name: str, steps: Callable) -> Callable[..., Outcome]:
                  for kind in ("error", "warning", "info", "success")}
         drawn = bool(at.get("plotly_chart")) or any(
             h.proto.body.startswith("<div><b>") for h in at.get("html"))  # figures or hits
-        refused = bool(shown["error"]) or (bool(shown["info"]) and not drawn)
+        refused = bool(shown["error"]) or (bool(shown["info"]) and not drawn
+                                           and not shown["warning"])
         for kind in ("error", "warning", "info", "success"):
             if shown[kind]:
                 return Outcome(f"page: {kind}", shown[kind][0], refused=refused,
