@@ -99,7 +99,7 @@ def test_out_under_a_file_names_the_flag(run_cli, tiny_model_dir, sts_file, tmp_
 
 def test_a_model_argument_that_is_no_model(run_cli, sts_file, tmp_path):
     done = run_cli("training", "evaluate", tmp_path, "--sts", sts_file)  # a folder, not a model
-    assert done.code == 2 and f"{tmp_path} is not a loadable model folder" in done.error
+    assert done.code == 2 and f"{tmp_path} is not a model folder" in done.error
 
 
 def test_pooling_modes_checked_before_the_first_run(run_cli, tiny_model_dir, sts_file,

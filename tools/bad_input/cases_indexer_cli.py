@@ -155,7 +155,7 @@ def _paths(make, *extra: str, target: str = "{W}/idx") -> list[Case]:
 i = _case("info")
 INFO = [*_paths(i),
         i("--json (the output is JSON already)", "{W}/idx", "--json"),
-        i("a relative path from another folder", "idx"),
+        i("a relative path that leads nowhere (../idx)", "../idx"),
         i("the workspace root", "{W}"),
         i("a hidden build folder name", "{W}/.build-x")]
 
