@@ -6,7 +6,7 @@ from .atomic import fsync_path, fsync_tree, json_text, write_atomic, write_json_
 from .hashing import CHECKSUM, file_checksum
 from .home import bertscope_home
 from .locks import FileLock, LockBusy
-from .paths import check_path
+from .paths import check_path, os_error_text
 from .prompts import PROMPTS, prompt_prefix
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "fsync_path",
     "fsync_tree",
     "json_text",
+    "os_error_text",
     "prompt_prefix",
     "write_atomic",
     "write_json_atomic",

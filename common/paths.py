@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+NAME_MAX = 255  # bytes in one file or folder name (ext4, APFS, NTFS): longer gives ENAMETOOLONG
+
 
 def check_path(value: object, what: str = "path",
                accepted: str = "a path (str or pathlib.Path)") -> Path:
     """`value` as an expanded `Path`; a `TypeError` naming `what` and `accepted` when it is not a
-    str / os.PathLike, a `ValueError` when it is empty or holds a NUL character."""
+    str / os.PathLike, a `ValueError` when it is empty, a URL, holds a NUL character or a name
+    longer than file systems allow."""
     if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{what} must be {accepted}, got {value!r} ({type(value).__name__})")
     text = os.fspath(value)
@@ -21,4 +24,20 @@ def check_path(value: object, what: str = "path",
         raise ValueError(f"{what} {text!r} contains a NUL character")
     if "://" in text:
         raise ValueError(f"{what} {text!r} is a URL; pass {accepted}")
-    return Path(text).expanduser()
+    path = Path(text).expanduser()
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise ValueError(f"{what}: the name {part[:40]}… is {size} bytes long; a file or "
+                             f"folder name may have at most {NAME_MAX}: use a shorter one")
+    return path
+
+
+def os_error_text(exc: OSError) -> str:
+    """One line for a CLI: `PATH: reason` ("out/x: Permission denied"), not Python's
+    `[Errno 13] Permission denied: 'out/x'`."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return reason
+    target = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+    return f"{exc.filename}{target}: {reason}"

@@ -46,7 +46,15 @@ def load_encoder(name_or_path: str | Path, device: str = "cpu") -> Encoder:
                 f"or transformers model folder, or a bundled name ({', '.join(BUNDLED)})"
             ) from exc
         return Encoder(model, name=path.name, path=str(path.resolve()), languages=_languages(model))
+    if _is_path(key):  # "./runs/x", "/models/y", "runs/a/model": never a hub id (org/name)
+        raise EncoderNotFoundError(
+            f"no model folder at {key}: it does not exist; pass a model folder that exists, a "
+            f"bundled name ({', '.join(BUNDLED)}) or a hub id (org/name)")
     return _load_from_hub(key, device)
+
+
+def _is_path(key: str) -> bool:
+    return key.startswith(("/", ".", "~")) or key.count("/") > 1 or "\\" in key
 
 
 def _load_from_hub(model_id: str, device: str) -> Encoder:

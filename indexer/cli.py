@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from common import os_error_text
+
 from .cli_args import check_writable, corpus_options, filter_arg, knobs, listed, parser
 from .cli_progress import ChunkBar, StageBar
 
@@ -206,7 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (ValueError, OSError, RuntimeError, KeyError) as exc:  # IndexerError is a ValueError
+    except OSError as exc:  # a path that cannot be read or written: name it
+        print(f"error: {os_error_text(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+    except (ValueError, RuntimeError, KeyError) as exc:  # IndexerError is a ValueError
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {message}", file=sys.stderr)
         return EXIT_ERROR

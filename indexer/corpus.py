@@ -124,22 +124,34 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
         by_id[doc.id] = doc
     report.documents = list(by_id.values())
     if report.rows:
-        _check_named_fields(opts, seen, scalars, path)
+        _check_named_fields(opts, seen, scalars, path, _format_hint(path, fmt))
     return report
 
 
 def _check_named_fields(opts: CorpusOptions, seen: set[str], scalars: set[str],
-                        path: Path) -> None:
+                        path: Path, hint: str = "") -> None:
     absent = {f: role for f, role in opts.named_fields().items() if f not in seen}
     if absent:
         named = ", ".join(f"{f!r} ({role})" for f, role in absent.items())
+        fields = ", ".join(sorted(str(f)[:40] for f in seen)[:20]) or "no fields"
+        fields += ", …" if len(seen) > 20 else ""
         raise CorpusError(f"no row of {path.name} has the field {named}; its rows have: "
-                          f"{', '.join(sorted(map(str, seen))) or 'no fields'}")
+                          f"{fields}{hint}")
     nested = [f for f in opts.metadata_fields or () if f not in scalars]
     if nested:
         raise CorpusError(f"metadata field {', '.join(map(repr, nested))} of {path.name} holds "
                           "lists or objects in every row: metadata fields hold strings, numbers "
                           "or booleans")
+
+
+def _format_hint(path: Path, fmt: str) -> str:
+    """When `format=` overrides what the file name says, a field the reader cannot find is
+    most likely that choice: say so."""
+    named = None if path.is_dir() else _EXT.get(path.suffix.lower())
+    if named is None or named == fmt:
+        return ""
+    return (f" (read as {fmt} as asked, but the file name says {named}: drop --format / "
+            f"format= to read it as {named})")
 
 
 def _detect(path: Path) -> str:

@@ -9,6 +9,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from common import os_error_text
 from common.argtypes import POSITIVE, integer, number
 
 from .config import FitConfig, Stage
@@ -206,8 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a file that vanished or cannot be written mid-run: say which
-        where = f" ({exc.filename})" if exc.filename else ""
-        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(f"error: {os_error_text(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; continue with the same command and --resume", file=sys.stderr)

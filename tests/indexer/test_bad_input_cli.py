@@ -182,3 +182,13 @@ def test_a_url_is_no_path(run_cli, command, tmp_path, monkeypatch):
     done = run_cli("indexer", *command, "http://example.com/idx")
     assert done.code == 1 and "is a URL; pass" in done.error
     assert not (tmp_path / "http:").exists()
+
+
+def test_an_os_error_names_the_path_not_the_errno(small, run_cli, monkeypatch):
+    """Yesterday: `error: [Errno 13] Permission denied: '...'` (Python's repr, not a sentence)."""
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(small / "manifest.json"))
+
+    monkeypatch.setattr(SemanticIndex, "open", refuse)
+    done = run_cli("indexer", "info", small)
+    assert done.code == 1 and done.error == f"error: {small}/manifest.json: Permission denied"

@@ -59,6 +59,13 @@ def test_named_fields_that_no_row_has(corpus, options, said):
         assert str(info.value).endswith("its rows have: category, id, tags, text")
 
 
+def test_a_format_that_overrides_the_file_name_is_named_when_fields_go_missing(corpus):
+    with pytest.raises(CorpusError) as info:
+        read_corpus(corpus, CorpusOptions(format="csv"))
+    assert str(info.value).endswith("(read as csv as asked, but the file name says jsonl: drop "
+                                    "--format / format= to read it as jsonl)")
+
+
 def test_rows_without_a_named_id_field_are_skipped_not_given_an_id(corpus):
     report = read_corpus(corpus, CorpusOptions(id_field="id"))
     assert [d.id for d in report.documents] == ["a1", "a2"]
@@ -131,6 +138,11 @@ def test_missing_names_the_unknown_ids(flat_index):
     (lambda tmp, enc: SemanticIndex.open(3), TypeError,
      "index path must be an index folder path"),
     (lambda tmp, enc: read_corpus(None), TypeError, "corpus must be"),
+    (lambda tmp, enc: SemanticIndex.open(tmp / ("x" * 300)), ValueError,
+     "index path: the name xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is 300 bytes long; a file "
+     "or folder name may have at most 255: use a shorter one"),
+    (lambda tmp, enc: build_index([{"id": "a", "text": "x"}], tmp / ("é" * 200), model=enc),
+     ValueError, "is 400 bytes long"),
     (lambda tmp, enc: build_index([{"id": "a", "text": "x"}], None, model=enc), TypeError,
      "out must be"),
     (lambda tmp, enc: build_index(None, tmp / "o", model=enc), TypeError,
