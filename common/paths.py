@@ -33,6 +33,19 @@ def check_path(value: object, what: str = "path",
     return path
 
 
+def check_output_file(path: str | os.PathLike, flag: str,
+                      error: type[Exception] = ValueError) -> Path:
+    """An output file a CLI writes after its work (`--run`, `--json`), refused before the work
+    when it names a folder or its folder is missing: `error(message naming flag)`."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise error(f"{flag} {path} is a folder; give a file name")
+    parent = target.absolute().parent
+    if not parent.is_dir():
+        raise error(f"{flag} {path}: folder {parent} does not exist")
+    return target
+
+
 def os_error_text(exc: OSError) -> str:
     """One line for a CLI: `PATH: reason` ("out/x: Permission denied"), not Python's
     `[Errno 13] Permission denied: 'out/x'`."""

@@ -13,9 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-from common import os_error_text
+from common import check_output_file, os_error_text
 
-from .cli_args import check_writable, corpus_options, filter_arg, knobs, listed, parser
+from .cli_args import corpus_options, filter_arg, knobs, listed, parser
 from .cli_progress import ChunkBar, StageBar
 
 EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
@@ -52,7 +52,7 @@ def cmd_search(args) -> int:
         raise ValueError("give either a query or --queries FILE")
     filt = filter_arg(args.filter)
     if args.run:
-        check_writable(args.run, "--run")
+        check_output_file(args.run, "--run")
     queries = None
     if args.queries is not None:
         from encoder.ir_metrics import read_queries

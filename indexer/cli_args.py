@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from common.argtypes import NON_NEGATIVE, POSITIVE
 
@@ -111,15 +110,6 @@ def filter_arg(text: str | None) -> dict | None:
     if not isinstance(value, dict):
         raise ValueError(f"--filter must be a JSON object like {EXAMPLE_FILTER}, got {text!r}")
     return value
-
-
-def check_writable(path: str, flag: str) -> None:
-    """Refuse an output file whose folder is missing before any work is done."""
-    parent = Path(path).expanduser().absolute().parent
-    if not parent.is_dir():
-        raise ValueError(f"{flag} {path}: folder {parent} does not exist")
-    if Path(path).is_dir():
-        raise ValueError(f"{flag} {path} is a folder; give a file name")
 
 
 def listed(ids: list[str], limit: int = 20) -> str:

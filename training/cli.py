@@ -9,7 +9,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from common import os_error_text
+from common import check_output_file, os_error_text
 from common.argtypes import POSITIVE, integer, number
 
 from .config import FitConfig, Stage
@@ -141,17 +141,6 @@ def run_fit(args: argparse.Namespace) -> None:
         )
 
 
-def _check_output_file(path: str, flag: str) -> None:
-    """Refuse an output file that cannot be written before an hour of work, not after."""
-    from pathlib import Path
-
-    target = Path(path).expanduser()
-    if target.is_dir():
-        raise TrainingError(f"{flag} {path} is a folder; give a file name")
-    if not target.absolute().parent.is_dir():
-        raise TrainingError(f"{flag} {path}: folder {target.absolute().parent} does not exist")
-
-
 def run_evaluate(args: argparse.Namespace) -> int:
     from common import json_text
 
@@ -160,7 +149,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if not args.sts and not args.beir:
         raise TrainingError("evaluate needs --sts FILE or --beir FOLDER --split NAME")
     if args.json:
-        _check_output_file(args.json, "--json")
+        check_output_file(args.json, "--json", TrainingError)
     prompt = None if args.prompt == "none" else args.prompt
     results = evaluate_model(
         args.model,
