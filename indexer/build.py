@@ -24,7 +24,7 @@ from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .documents import Document
 from .embedding import embed_passages
-from .errors import ConcurrentWriteError
+from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
@@ -162,7 +162,9 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
         return read_corpus(corpus, options), str(corpus)
     docs = {}
     report = CorpusReport(documents=[])
-    for i, item in enumerate(check_document_list(corpus, "corpus (a path or a list)")):
+    if not check_document_list(corpus, "corpus (a path or a list)"):
+        raise CorpusError("corpus is an empty list: give at least one document")
+    for i, item in enumerate(corpus):
         doc = Document.coerce(item, f"corpus[{i}]")
         if doc.id in docs:
             report.duplicates += 1

@@ -24,7 +24,13 @@ from .lexical import LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
 from .stats import IndexStats, stats_of
-from .validation import check_doc_id, check_doc_ids, check_documents, check_positive_int
+from .validation import (
+    check_doc_id,
+    check_doc_ids,
+    check_documents,
+    check_encoder,
+    check_positive_int,
+)
 
 __all__ = ["MODES", "SemanticIndex"]
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
@@ -52,6 +58,7 @@ class SemanticIndex:
         `verify` checks every file's checksum (sizes are always checked)."""
         index = cls(store.open_version(path, verify=verify), verify=verify)
         if encoder is not None:
+            check_encoder(encoder)
             index._check_encoder(encoder)
             index._encoder = encoder
         return index

@@ -160,3 +160,13 @@ def check_build_args(preset, batch_size, shard_size, progress) -> None:
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable taking a BuildProgress, "
                         f"got {type(progress).__name__}")
+
+
+def check_encoder(encoder: Any) -> None:
+    """`SemanticIndex.open(encoder=...)`: an `Encoder`, not a name (that is `load_encoder`'s)."""
+    from encoder import Encoder
+
+    if encoder is not None and not isinstance(encoder, Encoder):
+        hint = f": use encoder=load_encoder({encoder!r})" if isinstance(encoder, str) else ""
+        raise TypeError(f"encoder must be an Encoder or None (the index's own model), got "
+                        f"{type(encoder).__name__}{hint}")

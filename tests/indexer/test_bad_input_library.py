@@ -128,6 +128,13 @@ def test_wrong_types_are_errors(flat_index, tiny_encoder, call, error, said):
     assert len(index) == before and not index._dirty  # nothing changed
 
 
+def test_an_encoder_name_where_an_encoder_goes(flat_index):
+    """Yesterday: AttributeError: 'str' object has no attribute 'fingerprint'."""
+    with pytest.raises(TypeError, match=r"encoder must be an Encoder or None \(the index's own "
+                       r"model\), got str: use encoder=load_encoder\('minilm'\)"):
+        SemanticIndex.open(flat_index, encoder="minilm")
+
+
 def test_missing_names_the_unknown_ids(flat_index):
     assert SemanticIndex.open(flat_index).missing(["d001", "nope", "d002", "zz"]) == ["nope", "zz"]
 
