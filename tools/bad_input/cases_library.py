@@ -108,6 +108,14 @@ INDEXER = [
     i("index.document(None)", lambda ws: _ix(ws).document(None)),
     i("index.document('nope')", lambda ws: _ix(ws).document("nope")),
     i("rrf([['a']], k=-1)", lambda ws: __import__("indexer").rrf([["a"]], k=-1)),
+    i("SemanticIndex.open(idx, encoder='minilm') (a name, not an Encoder)",
+      lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), encoder="minilm")),
+    i("SemanticIndex.open of a 300-character name",
+      lambda ws: __import__("indexer").SemanticIndex.open(ws.root / ("x" * 300))),
+    i("build_index([], out) (no documents)", _build(corpus=[])),
+    i("index.search('oil', filter={'year': nan})",
+      lambda ws: _ix(ws).search("oil", filter={"year": math.nan})),
+    i("read_corpus(a .jsonl, CorpusOptions(format='csv'))", _options(format="csv")),
 ]
 
 t = _lib("training library")
@@ -178,6 +186,8 @@ ENCODER = [
       lambda ws: __import__("encoder").load_encoder("MiniLM")),
     e("load_encoder(a folder that is not a model)",
       lambda ws: __import__("encoder").load_encoder(ws.root / "empty")),
+    e("load_encoder('./no-model') (a path that does not exist)",
+      lambda ws: __import__("encoder").load_encoder(str(ws.root / "no-model"))),
     e("load_encoder(a file)", lambda ws: __import__("encoder").load_encoder(ws.root / "file.txt")),
     e("encode(None)", lambda ws: _minilm().encode(None)),
     e("encode([])", lambda ws: _minilm().encode([]).shape, expect="accepted",
