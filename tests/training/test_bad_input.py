@@ -145,6 +145,19 @@ def test_json_text_is_strict():
     assert json.loads(text) == {"a": None, "b": [1.0, None], "c": {"d": None}}
 
 
+def test_the_training_log_holds_null_for_a_nan_loss(tmp_path):
+    """A diverging run logs loss NaN: log.jsonl must stay JSON that strict readers accept."""
+    from types import SimpleNamespace
+
+    from training.callbacks import JsonlLogCallback
+
+    log = tmp_path / "log.jsonl"
+    state = SimpleNamespace(is_world_process_zero=True, global_step=3, epoch=0.5)
+    JsonlLogCallback(log, 0).on_log(None, state, None, logs={"loss": float("nan"), "lr": 1e-5})
+    text = log.read_text()
+    assert "NaN" not in text and json.loads(text)["loss"] is None
+
+
 def test_evaluate_json_to_a_missing_folder_fails_before_the_model(run_cli, sts_file, tmp_path):
     done = run_cli("training", "evaluate", "no-such-model", "--sts", sts_file, "--json",
                    tmp_path / "nope" / "x.json")
