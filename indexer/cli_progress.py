@@ -37,8 +37,6 @@ class StageBar:
             self.bar.refresh()
 
 
-
-
 class ChunkBar:
     """`index.add/upsert(progress=ChunkBar())`: a tqdm bar over the chunks being embedded."""
 

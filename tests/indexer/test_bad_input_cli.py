@@ -192,3 +192,15 @@ def test_an_os_error_names_the_path_not_the_errno(small, run_cli, monkeypatch):
     monkeypatch.setattr(SemanticIndex, "open", refuse)
     done = run_cli("indexer", "info", small)
     assert done.code == 1 and done.error == f"error: {small}/manifest.json: Permission denied"
+
+
+def test_the_build_bar_counts_chunks_inside_one_document(capsys):
+    """Yesterday the bar counted documents: "0/1 doc, ETA ?" for minutes on one huge line."""
+    from indexer.build import BuildProgress
+    from indexer.cli_progress import StageBar
+
+    bar = StageBar()
+    for chunks in (0, 40, 120):
+        bar(BuildProgress("encode", 0, 1, 0.0, 30.0, 0, chunks, 300))
+    err = capsys.readouterr().err
+    assert "120/300" in err and "chunk" in err and "0/1 docs" in err
