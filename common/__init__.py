@@ -2,7 +2,7 @@
 file checksums, `$BERTSCOPE_HOME`, prompt prefixes, path checks. It imports no other BERTScope
 package, and nothing heavier than `xxhash`."""
 
-from .atomic import fsync_path, fsync_tree, json_text, write_atomic, write_json_atomic
+from .atomic import finite, fsync_path, fsync_tree, json_text, write_atomic, write_json_atomic
 from .hashing import CHECKSUM, file_checksum
 from .home import bertscope_home
 from .locks import FileLock, LockBusy
@@ -18,6 +18,7 @@ __all__ = [
     "check_output_file",
     "check_path",
     "file_checksum",
+    "finite",
     "fsync_path",
     "fsync_tree",
     "json_text",

@@ -65,15 +65,16 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
 def json_text(data: Any) -> str:
     """Strict JSON, indented, ending in a newline: NaN and infinities, at any depth, become null
     (JSON has no NaN; strict readers reject the token), other non-JSON values their str."""
-    return json.dumps(_finite(data), indent=2, ensure_ascii=False, default=str,
+    return json.dumps(finite(data), indent=2, ensure_ascii=False, default=str,
                       allow_nan=False) + "\n"
 
 
-def _finite(value: Any) -> Any:
+def finite(value: Any) -> Any:
+    """`value` with every NaN / ±inf float, at any depth, replaced by None."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
+        return [finite(v) for v in value]
     return value

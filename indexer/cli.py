@@ -55,7 +55,7 @@ def cmd_search(args) -> int:
         check_output_file(args.run, "--run")
     queries = None
     if args.queries is not None:
-        from encoder.ir_metrics import read_queries
+        from metrics import read_queries
 
         queries = read_queries(args.queries)
         if not queries:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from transformers import TrainerCallback
 
-from .run_folder import finite
+from common import finite
 
 
 class JsonlLogCallback(TrainerCallback):

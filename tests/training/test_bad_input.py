@@ -8,10 +8,11 @@ import logging
 
 import pytest
 
+from common import json_text
 from training import FitConfig, Stage, TrainingError, fit, load_pairs
 from training.evaluate import evaluate_model
 from training.losses import LOSSES
-from training.run_folder import RUN_FILE, json_text, prepare_out
+from training.run_folder import RUN_FILE, prepare_out
 
 
 def fit_argv(model, train, out, *extra) -> list[str]:
@@ -75,7 +76,7 @@ def test_a_run_with_a_checkpoint_still_needs_resume(tmp_path):
     ("--max-length", "4", "argument --max-length: must be >= 8"),
     ("--eval-steps", "0", "argument --eval-steps: must be >= 1"),
     ("--max-rows", "2.5", "argument --max-rows: '2.5' is not a whole number"),
-    ("--prompt", "qurey", "Invalid --prompt 'qurey'. Valid: none, "),
+    ("--prompt", "qurey", "Invalid prompt 'qurey'. Valid: None, query, passage"),
     ("--max-length", "100000", "--max-length 100000 is more than"),
 ])
 def test_fit_numbers_and_names(run_cli, tiny_model_dir, sts_file, tmp_path, flag, value, said):
@@ -111,7 +112,7 @@ def test_pooling_modes_checked_before_the_first_run(run_cli, tiny_model_dir, sts
     assert not (tmp_path / "exp" / "cls").exists()  # cls did not train first
 
 
-# -- undefined correlations: an error or null, never NaN ---------------------------------------
+# -- undefined correlations: an error or 0, never NaN ------------------------------------------
 @pytest.mark.parametrize("rows,said", [
     ([{"sentence1": "a b", "sentence2": "c d", "score": 3.0}], "has 1 valid pair"),
     ([{"sentence1": f"a {i}", "sentence2": f"b {i}", "score": 2.0} for i in range(4)],
@@ -128,16 +129,15 @@ def test_dev_and_test_sets_without_a_defined_spearman(run_cli, tiny_model_dir, s
     assert done.code == 2 and f"{dev}: the --sts file {said}" in done.error
 
 
-def test_a_model_that_scores_every_pair_alike_writes_null(run_cli, tiny_model_dir, tmp_path,
-                                                         jsonl):
+def test_a_model_that_scores_every_pair_alike_scores_zero(run_cli, tiny_model_dir, tmp_path,
+                                                          jsonl):
     same = jsonl(tmp_path / "same.jsonl", [  # one pair four times: one cosine, four gold scores
         {"sentence1": "one text", "sentence2": "the other", "score": float(i)} for i in range(4)])
     report = tmp_path / "scores.json"
     done = run_cli("training", "evaluate", tiny_model_dir, "--sts", same, "--json", report)
-    assert done.code == 1 and "scores undefined for" in done.error
-    assert "Spearman undefined" in done.out
+    assert done.code == 0 and "Spearman 0.00" in done.out  # no correlation (`metrics.sts`)
     text = report.read_text()
-    assert "NaN" not in text and json.loads(text)["sts"][0]["spearman"] is None
+    assert "NaN" not in text and json.loads(text)["sts"][0]["spearman"] == 0.0
 
 
 def test_json_text_is_strict():

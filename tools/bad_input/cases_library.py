@@ -207,9 +207,8 @@ ENCODER = [
       lambda ws: _minilm().word_trajectory("an apple", "apple")),
     e("word_trajectory(['an apple', 'apples'], '')",
       lambda ws: _minilm().word_trajectory(["an apple", "apples"], "")),
-    e("load_beir(None, 'test')", lambda ws: __import__("encoder.ir_metrics").ir_metrics.load_beir(
-        None, "test")),
-    e("ndcg_at_k(run, qrels, k=0)", lambda ws: __import__("encoder.ir_metrics").ir_metrics
+    e("load_beir(None, 'test')", lambda ws: __import__("metrics").load_beir(None, "test")),
+    e("ndcg_at_k(run, qrels, k=0)", lambda ws: __import__("metrics")
       .ndcg_at_k({"q": {"d": 1.0}}, {"q": {"d": 1}}, 0)),
 ]
 

@@ -18,8 +18,8 @@ odd but valid input works (the *expected* column says how). ✗ marks a row that
 
 Exit status of the CLIs: `0` done · `1` error, nothing changed · `2` a bad flag value
 (argparse) or, for `python -m training`, any refused input · `3` partly done and saved
-(`indexer delete` with unknown ids) · `130` interrupted. `training evaluate` exits `1` when a
-score is undefined (the model gives every pair the same cosine); its JSON then holds `null`.
+(`indexer delete` with unknown ids) · `130` interrupted. A model that gives every pair the same
+cosine scores Spearman 0 in `training evaluate` (no correlation; `metrics.sts`), never `NaN`.
 
 Regenerate after a change: `python -m tools.bad_input` (about {minutes:.0f} minutes here;
 `--only "indexer delete"` runs one entry point and prints, without writing the file).
