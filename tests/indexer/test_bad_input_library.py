@@ -125,7 +125,7 @@ def test_wrong_types_are_errors(flat_index, tiny_encoder, call, error, said):
     with pytest.raises(error) as info:
         call(index)
     assert said in str(info.value)
-    assert len(index) == before and not index._dirty  # nothing changed
+    assert len(index) == before and index._work is None  # nothing changed
 
 
 def test_an_encoder_name_where_an_encoder_goes(flat_index):
