@@ -80,7 +80,6 @@ BUILD = [
     b("--batch-size 0", "--corpus", "{W}/corpus.jsonl", "--batch-size", "0", "--out", "{W}/o",
       *M),
     b("--threads 0", "--corpus", "{W}/corpus.jsonl", "--threads", "0", "--out", "{W}/o", *M),
-    b("--out an existing file", "--corpus", "{W}/corpus.jsonl", "--out", "{W}/file.txt", *M),
     b("--out below a file", "--corpus", "{W}/corpus.jsonl", "--out", "{W}/file.txt/idx", *M),
     b("--out an empty string", "--corpus", "{W}/corpus.jsonl", "--out", "", *M),
     b("one document of 300 kB on one line", "--corpus", "{W}/huge-line.jsonl", "--out",

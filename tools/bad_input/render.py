@@ -16,6 +16,10 @@ The bar each row is held to (the last column): no traceback; the input is refuse
 wrong, with a message that names the file, line, field or flag and what would be accepted; an
 odd but valid input works (the *expected* column says how). ✗ marks a row that fell short.
 
+A damaged, contested or misplaced index folder (damaged files or manifest, several writers,
+debris, `build --out` a file, a foreign or newer index) is the store's part of this table:
+[STORE_ERRORS.md](STORE_ERRORS.md), with its tests; those rows are not repeated here.
+
 Exit status of the CLIs: `0` done · `1` error, nothing changed · `2` a bad flag value
 (argparse) or, for `python -m training`, any refused input · `3` partly done and saved
 (`indexer delete` with unknown ids) · `130` interrupted. A model that gives every pair the same
