@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-OURS = tuple(str(REPO / p) for p in ("common", "encoder", "indexer", "training", "app"))
+OURS = tuple(str(REPO / p) for p in ("common", "encoder", "metrics", "indexer", "training", "app"))
 
 
 @dataclass
