@@ -1,10 +1,12 @@
 """Low-level helpers every part of BERTScope shares, and nothing else: atomic writes, file locks,
-file checksums, `$BERTSCOPE_HOME`, prompt prefixes. It imports no other BERTScope package."""
+file checksums, `$BERTSCOPE_HOME`, prompt prefixes, path checks. It imports no other BERTScope
+package, and nothing heavier than `xxhash`."""
 
-from .atomic import fsync_path, fsync_tree, write_atomic, write_json_atomic
+from .atomic import finite, fsync_path, fsync_tree, json_text, write_atomic, write_json_atomic
 from .hashing import CHECKSUM, file_checksum
 from .home import bertscope_home
 from .locks import FileLock, LockBusy
+from .paths import check_output_file, check_path, os_error_text
 from .prompts import PROMPTS, prompt_prefix
 
 __all__ = [
@@ -13,9 +15,14 @@ __all__ = [
     "FileLock",
     "LockBusy",
     "bertscope_home",
+    "check_output_file",
+    "check_path",
     "file_checksum",
+    "finite",
     "fsync_path",
     "fsync_tree",
+    "json_text",
+    "os_error_text",
     "prompt_prefix",
     "write_atomic",
     "write_json_atomic",

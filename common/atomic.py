@@ -5,6 +5,7 @@ temporary file."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import uuid
 from collections.abc import Iterator
@@ -55,7 +56,25 @@ def write_atomic(path: str | Path, mode: str = "wb", encoding: str | None = None
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    """`data` as indented UTF-8 JSON (non-JSON values as their str), written atomically."""
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    """`data` as `json_text`, written atomically."""
+    text = json_text(data)
     with write_atomic(path, "w", encoding="utf-8") as fh:
         fh.write(text)
+
+
+def json_text(data: Any) -> str:
+    """Strict JSON, indented, ending in a newline: NaN and infinities, at any depth, become null
+    (JSON has no NaN; strict readers reject the token), other non-JSON values their str."""
+    return json.dumps(finite(data), indent=2, ensure_ascii=False, default=str,
+                      allow_nan=False) + "\n"
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN / ±inf float, at any depth, replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value

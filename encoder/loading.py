@@ -7,6 +7,8 @@ from pathlib import Path
 
 from sentence_transformers import SentenceTransformer
 
+from common import check_path
+
 from .encoder import Encoder
 from .errors import EncoderNotFoundError
 from .registry import BUNDLED
@@ -17,6 +19,9 @@ log = logging.getLogger("bertscope.encoder")
 def load_encoder(name_or_path: str | Path, device: str = "cpu") -> Encoder:
     """Load a bundled encoder (`minilm`, `e5-multilingual`), any local sentence-transformers or
     transformers folder, or a hub id (needs a network)."""
+    if not (isinstance(name_or_path, str) and name_or_path in BUNDLED):
+        check_path(name_or_path, "model", f"a bundled name ({', '.join(BUNDLED)}), a model "
+                   "folder or a hub id")  # None, numbers, "": a TypeError / ValueError
     key = str(name_or_path)
     if key in BUNDLED:
         spec = BUNDLED[key]
@@ -27,9 +32,29 @@ def load_encoder(name_or_path: str | Path, device: str = "cpu") -> Encoder:
     if path.exists():
         if not path.is_dir():
             raise EncoderNotFoundError(f"{path} is a file; pass a model folder or a bundled name")
-        model = SentenceTransformer(str(path.resolve()), device=device, local_files_only=True)
+        if not any((path / name).is_file() for name in ("modules.json", "config.json")):
+            raise EncoderNotFoundError(
+                f"{path} is not a model folder (no modules.json or config.json in it); pass a "
+                f"sentence-transformers or transformers model folder, or a bundled name "
+                f"({', '.join(BUNDLED)})")
+        try:
+            model = SentenceTransformer(str(path.resolve()), device=device, local_files_only=True)
+        except (OSError, ValueError) as exc:  # no config.json / weights / tokenizer in it
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise EncoderNotFoundError(
+                f"{path} is not a loadable model folder ({first}); pass a sentence-transformers "
+                f"or transformers model folder, or a bundled name ({', '.join(BUNDLED)})"
+            ) from exc
         return Encoder(model, name=path.name, path=str(path.resolve()), languages=_languages(model))
+    if _is_path(key):  # "./runs/x", "/models/y", "runs/a/model": never a hub id (org/name)
+        raise EncoderNotFoundError(
+            f"no model folder at {key}: it does not exist; pass a model folder that exists, a "
+            f"bundled name ({', '.join(BUNDLED)}) or a hub id (org/name)")
     return _load_from_hub(key, device)
+
+
+def _is_path(key: str) -> bool:
+    return key.startswith(("/", ".", "~")) or key.count("/") > 1 or "\\" in key
 
 
 def _load_from_hub(model_id: str, device: str) -> Encoder:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .validation import check_text
+from .validation import check_text, check_texts
 
 if TYPE_CHECKING:
     from .encoder import Encoder
@@ -32,7 +32,7 @@ class WordTrajectory:
 
 def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> WordTrajectory:
     check_text(word, "word")
-    contexts = list(contexts)
+    contexts = check_texts(contexts, what="contexts", one_allowed=False)
     if len(contexts) < 2:
         raise ValueError("give at least two contexts to compare the word across")
     for i, context in enumerate(contexts):

@@ -5,16 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def check_texts(texts: str | Sequence[str]) -> list[str]:
-    """Return `texts` as a list of non-empty strings, or raise naming the first bad item."""
+def check_texts(texts: str | Sequence[str], *, what: str = "texts",
+                one_allowed: bool = True) -> list[str]:
+    """Return `texts` as a list of non-empty strings, or raise naming the first bad item. A lone
+    string is one text where `one_allowed`, else an error (not a list of its characters)."""
     if isinstance(texts, str):
+        if not one_allowed:
+            raise TypeError(f"{what} must be a list of strings, not one string: use [{texts!r}]")
         texts = [texts]
-    if not isinstance(texts, Sequence):
+    if isinstance(texts, (bytes, bytearray)) or not isinstance(texts, Sequence):
         kind = type(texts).__name__
-        raise TypeError(f"texts must be a string or a sequence of strings, got {kind}")
+        raise TypeError(f"{what} must be a string or a sequence of strings, got {kind}")
     out = list(texts)
     for i, text in enumerate(out):
-        check_text(text, where=f"texts[{i}]")
+        check_text(text, where=f"{what}[{i}]")
     return out
 
 

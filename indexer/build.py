@@ -11,21 +11,24 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import faiss
 import numpy as np
 
-from common import write_atomic
+from common import check_path, write_atomic
 
 from . import db, store
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .documents import Document
+from .embedding import embed_passages
 from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
+from .validation import check_build_args, check_document_list
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
 
@@ -38,8 +41,10 @@ class BuildProgress:
     done: int  # documents finished (encode); otherwise units of the stage
     total: int
     rate: float = 0.0  # documents per second encoded by this run
-    eta_s: float | None = None
+    eta_s: float | None = None  # from the chunk rate: known even while one huge document encodes
     resumed: int = 0  # documents whose vectors came from a previous, interrupted run
+    chunks: int = 0  # encode: chunks embedded so far (a huge document moves this, not `done`)
+    chunks_total: int = 0
 
 
 def build_index(
@@ -64,16 +69,18 @@ def build_index(
     """
     from encoder import Encoder, load_encoder
 
-    out = Path(out)
+    out = check_path(out, "out", "a folder path for the index")
     base = store.check_target(out)  # before anything is read, encoded or written
+    check_build_args(preset, batch_size, shard_size, progress)
     report_progress = progress or (lambda p: None)
     chunking = chunking or ChunkingConfig()
+    if not isinstance(chunking, ChunkingConfig):
+        raise TypeError(f"chunking must be a ChunkingConfig, got {type(chunking).__name__}")
     report_progress(BuildProgress("read", 0, 1))
     report, read_from = _read(corpus, corpus_options)  # before the model: bad input fails fast
     source = source or read_from
     if not report.documents:
-        raise CorpusError(f"no usable documents in {source} ({len(report.skipped)} rows skipped; "
-                          f"first: {report.skipped[0].reason if report.skipped else 'none'})")
+        raise report.unusable(source)
     report_progress(BuildProgress("read", 1, 1))
     enc = model if isinstance(model, Encoder) else load_encoder(model)
     docs = report.documents
@@ -155,8 +162,10 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
         return read_corpus(corpus, options), str(corpus)
     docs = {}
     report = CorpusReport(documents=[])
-    for item in corpus:
-        doc = Document.coerce(item)
+    if not check_document_list(corpus, "corpus (a path or a list)"):
+        raise CorpusError("corpus is an empty list: give at least one document")
+    for i, item in enumerate(corpus):
+        doc = Document.coerce(item, f"corpus[{i}]")
         if doc.id in docs:
             report.duplicates += 1
             del docs[doc.id]
@@ -198,7 +207,7 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: in
     pos = {d.id: i for i, d in enumerate(docs)}
     last_chunk = np.cumsum(np.bincount([pos[c.doc_id] for c in chunks], minlength=len(docs))) - 1
     parts, start = [], time.perf_counter()
-    resumed_docs = 0
+    resumed_docs = resumed_chunks = 0
 
     def docs_done(chunks_done: int) -> int:
         return bisect.bisect_right(last_chunk, chunks_done - 1)
@@ -207,31 +216,32 @@ def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: in
         done = docs_done(chunks_done)
         elapsed = time.perf_counter() - start
         rate = (done - resumed_docs) / elapsed if elapsed > 0 else 0.0
-        left = len(docs) - done
+        chunk_rate = (chunks_done - resumed_chunks) / elapsed if elapsed > 0 else 0.0
+        left = len(chunks) - chunks_done
         report_progress(BuildProgress("encode", done, len(docs), rate,
-                                      left / rate if rate > 0 else None, resumed_docs))
+                                      left / chunk_rate if chunk_rate > 0 else None,
+                                      resumed_docs, chunks_done, len(chunks)))
 
-    piece = batch_size * 4  # a report every few batches, not only once per shard
     for first in range(0, len(chunks), shard_size):
         shard = work / f"shard-{first // shard_size:06d}.npy"
         end = min(first + shard_size, len(chunks))
         if shard.exists():
             parts.append(np.load(shard, allow_pickle=False))
             resumed_docs += docs_done(end) - docs_done(first)
+            resumed_chunks += end - first
             report(end)
             continue
         texts = [c.encoded for c in chunks[first:end]]
-        # longest first, so batches hold like lengths; documents done are pro-rated in a shard
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        vecs = np.empty((len(texts), enc.dim), dtype=np.float32)
-        for at in range(0, len(texts), piece):
-            rows = order[at : at + piece]
-            vecs[rows] = enc.encode([texts[i] for i in rows], prompt="passage",
-                                    batch_size=batch_size)
-            if at + piece < len(texts):
-                report(first + at + len(rows))
+        # a report every few batches, not only once per shard (documents done are pro-rated);
+        # the shard's last piece is reported below, once it is saved
+        vecs = embed_passages(enc, texts, batch_size, partial(_within, report, first, len(texts)))
         with write_atomic(shard) as fh:
             np.save(fh, vecs, allow_pickle=False)
         parts.append(vecs)
         report(end)
     return np.vstack(parts).astype(np.float32, copy=False)
+
+
+def _within(report, first: int, size: int, n: int) -> None:
+    if n < size:
+        report(first + n)

@@ -18,6 +18,17 @@ class ChunkingConfig:
     overlap: int = 32  # tokens shared by consecutive chunks (capped below half a chunk)
     title_in_chunk: bool = True  # prepend the document title to every chunk's encoded text
 
+    def __post_init__(self) -> None:
+        tokens, overlap = self.chunk_tokens, self.overlap
+        if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int)
+                                   or tokens < 1):
+            raise ValueError(f"chunk_tokens must be a positive integer or None (the model's "
+                             f"max length), got {tokens!r}")
+        if isinstance(overlap, bool) or not isinstance(overlap, int) or overlap < 0:
+            raise ValueError(f"overlap must be an integer >= 0 tokens, got {overlap!r}")
+        if not isinstance(self.title_in_chunk, bool):
+            raise ValueError(f"title_in_chunk must be True or False, got {self.title_in_chunk!r}")
+
     def to_dict(self) -> dict:
         return asdict(self)
 

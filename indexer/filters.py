@@ -4,6 +4,7 @@ against the index's field types into plain conditions that `db.matching_chunks` 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .errors import QueryError
@@ -25,6 +26,8 @@ def _check_value(name: str, kind: str, value: Any) -> Any:
     if not ok:
         raise QueryError(f"filter field {name!r} holds {kind} values; got {value!r} "
                          f"({type(value).__name__})")
+    if isinstance(value, float) and not math.isfinite(value):  # NaN matches nothing, silently
+        raise QueryError(f"filter on {name!r}: {value!r} is not a finite number")
     return int(value) if isinstance(value, bool) else value  # JSON true/false read as 1/0
 
 

@@ -16,6 +16,7 @@ from . import db, store
 from .changes import WorkingCopy
 from .chunking import ChunkingConfig, chunk_documents
 from .documents import Document, Hit
+from .embedding import embed_passages
 from .errors import ConcurrentWriteError, EncoderMismatchError
 from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
@@ -23,6 +24,13 @@ from .lexical import LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
 from .stats import IndexStats, stats_of
+from .validation import (
+    check_doc_id,
+    check_doc_ids,
+    check_documents,
+    check_encoder,
+    check_positive_int,
+)
 
 __all__ = ["MODES", "SemanticIndex"]
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
@@ -50,6 +58,7 @@ class SemanticIndex:
         `verify` checks every file's checksum (sizes are always checked)."""
         index = cls(store.open_version(path, verify=verify), verify=verify)
         if encoder is not None:
+            check_encoder(encoder)
             index._check_encoder(encoder)
             index._encoder = encoder
         return index
@@ -110,6 +119,7 @@ class SemanticIndex:
         return db.counts(self.conn)["documents"]
 
     def document(self, doc_id: str) -> Document:
+        doc_id = check_doc_id(doc_id, "doc_id")
         doc = db.documents(self.conn, [doc_id]).get(doc_id)
         if doc is None:
             raise KeyError(f"no document {doc_id!r} in {self.folder}")
@@ -117,7 +127,13 @@ class SemanticIndex:
 
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         """{doc_id: Document} for every id present, in one query (e.g. the documents of hits)."""
-        return db.documents(self.conn, list(dict.fromkeys(doc_ids)))
+        return db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
+
+    def missing(self, doc_ids: Sequence[str]) -> list[str]:
+        """The ids among `doc_ids` that are not in the index, in the order given."""
+        ids = check_doc_ids(doc_ids)
+        found = set(db.existing_ids(self.conn, ids))
+        return [d for d in ids if d not in found]
 
     def search(
         self,
@@ -168,7 +184,8 @@ class SemanticIndex:
         for a bool field); None when there are more than `limit`. Raises `QueryError` for a field
         the index does not have."""
         types = self.field_types()
-        if name not in types:
+        limit = check_positive_int(limit, "limit")
+        if not isinstance(name, str) or name not in types:
             raise unknown_field(name, types)
         key = (name, limit)
         if self._work or key not in self._values:
@@ -197,8 +214,9 @@ class SemanticIndex:
 
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
             progress: Callable[[int, int], None] | None = None) -> int:
-        """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added."""
-        docs = [Document.coerce(d) for d in documents]
+        """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added.
+        `progress(chunks embedded, chunks in all)` is called every few batches."""
+        docs = check_documents(documents, batch_size)
         if len({d.id for d in docs}) != len(docs):
             raise ValueError("duplicate ids among the documents to add")
         taken = db.existing_ids(self.conn, [d.id for d in docs])
@@ -210,7 +228,7 @@ class SemanticIndex:
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
                progress: Callable[[int, int], None] | None = None) -> int:
         """Add documents, replacing any with the same id (the last of duplicates wins)."""
-        docs = list({d.id: d for d in (Document.coerce(x) for x in documents)}.values())
+        docs = list({d.id: d for d in check_documents(documents, batch_size)}.values())
         return self._insert("upsert", docs, batch_size, progress)
 
     def _insert(self, how: str, docs: list[Document], batch_size: int, progress) -> int:
@@ -218,16 +236,14 @@ class SemanticIndex:
         if not docs:
             return 0
         chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
-        vectors = self.encoder.encode([c.encoded for c in chunks], prompt="passage",
-                                      batch_size=batch_size)
-        added = getattr(self._writable(), how)(docs, chunks, vectors)
-        if progress:
-            progress(len(docs), len(docs))
-        return added
+        vectors = embed_passages(self.encoder, [c.encoded for c in chunks], batch_size,
+                                 progress and (lambda n: progress(n, len(chunks))))
+        return getattr(self._writable(), how)(docs, chunks, vectors)
 
     def delete(self, doc_ids: Sequence[str]) -> int:
-        """Delete documents by id; unknown ids are ignored. Returns documents deleted."""
-        doc_ids = [str(d) for d in doc_ids]
+        """Delete documents by id (a list); unknown ids are ignored. Returns documents deleted:
+        `missing(ids)` names those not in the index."""
+        doc_ids = check_doc_ids(doc_ids)
         if not db.existing_ids(self.conn, doc_ids):
             return 0
         return len(self._writable().delete(doc_ids))

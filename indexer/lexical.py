@@ -82,13 +82,17 @@ class LexicalIndex:
         if allowed is not None:
             mask = np.isin(self.ids, np.fromiter(allowed, dtype=np.int64)).astype(np.float32)
         k = min(k, len(self.ids))
-        tokens = [tokenize(q) or [""] for q in queries]
-        docs, scores = self.retriever.retrieve(tokens, k=k, show_progress=False, weight_mask=mask,
-                                               n_threads=1)
-        return [
-            [(int(self.ids[d]), float(s)) for d, s in zip(drow, srow, strict=True) if s > 0]
-            for drow, srow in zip(docs, scores, strict=True)
-        ]
+        tokens = [tokenize(q) for q in queries]
+        out: list[list[tuple[int, float]]] = [[] for _ in queries]
+        asked = [i for i, t in enumerate(tokens) if t]  # only stop words / punctuation: no match
+        if not asked:
+            return out
+        docs, scores = self.retriever.retrieve([tokens[i] for i in asked], k=k,
+                                               show_progress=False, weight_mask=mask, n_threads=1)
+        for i, drow, srow in zip(asked, docs, scores, strict=True):
+            out[i] = [(int(self.ids[d]), float(s)) for d, s in zip(drow, srow, strict=True)
+                      if s > 0]
+        return out
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ from .filters import compile_filter
 from .fusion import DEFAULT_WEIGHTS, FUSIONS, fuse
 from .lexical import LexicalIndex
 from .presets import Spec, check_knobs, exhaustive_knobs, search_params
+from .validation import check_flag, check_rrf_k, check_weights
 
 MODES = ("dense", "lexical", "hybrid")
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
@@ -50,7 +51,9 @@ class Searcher:
             raise QueryError(f"k must be a positive integer, got {k!r}")
         if mode not in MODES:
             raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
-        fusion_args = check_fusion(fusion, weights, rrf_k)
+        per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
+        fusion_args = check_fusion(fusion, weights if weights is None else check_weights(weights),
+                                   rrf_k)
         try:
             knobs = check_knobs(self.spec, knobs)
         except ValueError as exc:

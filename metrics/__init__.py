@@ -2,7 +2,7 @@
 metrics (nDCG@k, Recall@k, MRR@k), BEIR folder reading, and STS correlations, as pure functions.
 """
 
-from .beir import load_beir
+from .beir import load_beir, read_queries
 from .ir import evaluate_run, mrr_at_k, ndcg_at_k, recall_at_k
 from .sts import paired_cosine, pearson, spearman, sts_scores
 
@@ -13,6 +13,7 @@ __all__ = [
     "ndcg_at_k",
     "paired_cosine",
     "pearson",
+    "read_queries",
     "recall_at_k",
     "spearman",
     "sts_scores",

@@ -1,10 +1,15 @@
-"""BEIR folders: `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`, read into plain dicts."""
+"""BEIR folders: `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`, read into plain dicts.
+A malformed line, a row without `_id` (or a query without `text`) or a qrels score that is not
+a grade raises a `ValueError` naming the file and the line."""
 
 from __future__ import annotations
 
 import csv
-import json
+import math
 from pathlib import Path
+
+from common import check_path
+from common.jsonl import jsonl_objects
 
 
 def load_beir(
@@ -14,7 +19,11 @@ def load_beir(
 
     Only queries that have judgements in `qrels/<split>.tsv` are returned.
     """
-    folder = Path(folder)
+    folder = check_path(folder, "BEIR folder", "a BEIR folder path")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"BEIR folder {folder} " + ("is a file" if folder.exists() else
+                                "not found") + ": a BEIR folder holds corpus.jsonl, "
+                                "queries.jsonl and qrels/<split>.tsv")
     qrels_path = folder / "qrels" / f"{split}.tsv"
     for needed in (folder / "corpus.jsonl", folder / "queries.jsonl"):
         if not needed.is_file():
@@ -27,21 +36,49 @@ def load_beir(
         )
     qrels = _read_qrels(qrels_path)
     corpus: dict[str, dict] = {}
-    for row in _read_jsonl(folder / "corpus.jsonl"):
-        corpus[str(row["_id"])] = {"title": row.get("title") or "", "text": row.get("text") or ""}
-    queries = {
-        str(row["_id"]): row["text"]
-        for row in _read_jsonl(folder / "queries.jsonl")
-        if str(row["_id"]) in qrels
-    }
+    for _, row in _read_jsonl(folder / "corpus.jsonl", "_id"):
+        corpus[str(row["_id"])] = {"title": _text(row.get("title")), "text": _text(row.get("text"))}
+    if not qrels:
+        raise ValueError(f"{qrels_path} judges no query: it needs rows of "
+                         "query-id<TAB>corpus-id<TAB>score after its header")
+    queries = {q: t for q, t in read_queries(folder / "queries.jsonl").items() if q in qrels}
+    if not queries:
+        raise ValueError(f"no query of {folder / 'queries.jsonl'} has judgements in "
+                         f"{qrels_path} ({len(qrels)} judged query ids, e.g. "
+                         f"{', '.join(list(qrels)[:3]) or 'none'}): are the ids the same?")
     return corpus, queries, qrels
 
 
-def _read_jsonl(path: Path):
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
+def read_queries(path: str | Path) -> dict[str, str]:
+    """A BEIR-style queries.jsonl ({"_id", "text"} a line) → {qid: text}; a bad line raises a
+    `ValueError` naming the file, the line and what it needs."""
+    path = check_path(path, "queries file", "a queries.jsonl path")
+    if not path.is_file():
+        raise FileNotFoundError(f"queries file {path} not found")
+    queries: dict[str, str] = {}
+    for n, row in _read_jsonl(path, "_id", "text"):
+        text = row["text"]
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{path}:{n}: query text is {text!r}: a query needs some text")
+        queries[str(row["_id"])] = text
+    return queries
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _read_jsonl(path: Path, *required: str):
+    """(line number, object) for each non-blank line; anything else is a `ValueError`."""
+    for n, row in jsonl_objects(path):
+        if isinstance(row, str):
+            raise ValueError(f"{path}:{n}: {row}; each line must be one JSON object")
+        missing = [f for f in required if row.get(f) in (None, "")]
+        if missing:
+            raise ValueError(f"{path}:{n}: no {' or '.join(map(repr, missing))} field "
+                             f"(the line has: {', '.join(row) or 'nothing'}); each line "
+                             f"needs {', '.join(required)}")
+        yield n, row
 
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
@@ -50,12 +87,23 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
         reader = csv.reader(fh, delimiter="\t")
         header = next(reader, None)
         if header and header[:2] != ["query-id", "corpus-id"]:  # headerless file: keep row
-            _add_qrel(qrels, header)
+            _add_qrel(qrels, header, path, 1)
         for row in reader:
-            _add_qrel(qrels, row)
+            _add_qrel(qrels, row, path, reader.line_num)
     return qrels
 
 
-def _add_qrel(qrels: dict[str, dict[str, int]], row: list[str]) -> None:
-    if len(row) >= 3:
-        qrels.setdefault(row[0], {})[row[1]] = int(float(row[2]))
+def _add_qrel(qrels: dict[str, dict[str, int]], row: list[str], path: Path, line: int) -> None:
+    if not row or not "".join(row).strip():
+        return
+    if len(row) < 3:
+        raise ValueError(f"{path}:{line}: {len(row)} column(s) where qrels need 3, "
+                         "query-id<TAB>corpus-id<TAB>score")
+    try:
+        score = float(row[2])
+    except ValueError:
+        score = float("nan")
+    if not math.isfinite(score) or score != int(score):
+        raise ValueError(f"{path}:{line}: score {row[2]!r} is not a whole number "
+                         "(qrels hold relevance grades such as 0, 1, 2)")
+    qrels.setdefault(row[0], {})[row[1]] = int(score)

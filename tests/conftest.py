@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli  # noqa: F401  (the fixture every CLI test runs commands with)
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 

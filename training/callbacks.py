@@ -8,6 +8,8 @@ from pathlib import Path
 
 from transformers import TrainerCallback
 
+from common import finite
+
 
 class JsonlLogCallback(TrainerCallback):
     def __init__(self, path: Path, stage: int) -> None:
@@ -19,4 +21,5 @@ class JsonlLogCallback(TrainerCallback):
             return
         entry = {"stage": self.stage, "step": state.global_step, "epoch": state.epoch, **logs}
         with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(entry, default=float) + "\n")
+            # a diverging loss or an undefined dev score is NaN: written as null, JSON has no NaN
+            f.write(json.dumps(finite(entry), default=float, allow_nan=False) + "\n")

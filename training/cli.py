@@ -1,13 +1,16 @@
 """Command line: `python -m training fit | evaluate | experiment pooling`. Parses flags into the
-library's configs and prints results; user errors end as one line on stderr with exit status 2."""
+library's configs and prints results; user errors end as one line on stderr with exit status 2
+(a bad flag value: argparse's usage line and one error line, also 2)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from collections.abc import Sequence
+
+from common import check_output_file, os_error_text
+from common.argtypes import POSITIVE, integer, number
 
 from .config import FitConfig, Stage
 from .errors import TrainingError
@@ -18,7 +21,8 @@ from .siamese import POOLING_MODES
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
-    parser.add_argument("--threads", type=int, help="CPU threads for torch (1 on a busy machine)")
+    parser.add_argument("--threads", type=POSITIVE,
+                        help="CPU threads for torch (1 on a busy machine)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     fit = sub.add_parser("fit", help="fine-tune an encoder as a Siamese Sentence-BERT")
@@ -37,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--beir", help="BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     ev.add_argument("--split", default="test", help="qrels split for --beir")
     ev.add_argument("--prompt", default="query", help="model prompt for STS texts, or 'none'")
-    ev.add_argument("--batch-size", type=int, default=64)
+    ev.add_argument("--batch-size", type=POSITIVE, default=64)
     ev.add_argument("--json", help="also write the results to this JSON file")
     ev.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -67,17 +71,20 @@ def _add_fit_flags(p: argparse.ArgumentParser) -> None:
         "(scored/binary pairs -> cosent, nli/triplets -> mnrl)",
     )
     p.add_argument(
-        "--epochs", action="append", type=float, help="one per --train (or one for all); default 1"
+        "--epochs", action="append", type=number(above=0),
+        help="one per --train (or one for all); default 1",
     )
     p.add_argument("--dev", help="scored/binary pairs: evaluated every --eval-steps, best kept")
-    p.add_argument("--max-length", type=int, default=128, help="max tokens per text")
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--lr", type=float, default=2e-5)
-    p.add_argument("--warmup", type=float, default=0.1, help="warm-up fraction of all steps")
-    p.add_argument("--eval-steps", type=int, default=100)
-    p.add_argument("--logging-steps", type=int, default=10)
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--max-rows", type=int, help="train on a seeded random sample of N rows a stage")
+    p.add_argument("--max-length", type=integer(8), default=128, help="max tokens per text")
+    p.add_argument("--batch-size", type=POSITIVE, default=16)
+    p.add_argument("--lr", type=number(above=0), default=2e-5)
+    p.add_argument("--warmup", type=number(0, below=1), default=0.1,
+                   help="warm-up fraction of all steps")
+    p.add_argument("--eval-steps", type=POSITIVE, default=100)
+    p.add_argument("--logging-steps", type=POSITIVE, default=10)
+    p.add_argument("--seed", type=integer(0, 2**32 - 1), default=42)
+    p.add_argument("--max-rows", type=POSITIVE,
+                   help="train on a seeded random sample of N rows a stage")
     p.add_argument("--prompt", default="query", help="model prompt before every text, or 'none'")
     p.add_argument(
         "--freeze-embeddings",
@@ -152,11 +159,15 @@ def run_fit(args: argparse.Namespace) -> None:
         )
 
 
-def run_evaluate(args: argparse.Namespace) -> None:
+def run_evaluate(args: argparse.Namespace) -> int:
+    from common import json_text
+
     from .evaluate import evaluate_model
 
     if not args.sts and not args.beir:
         raise TrainingError("evaluate needs --sts FILE or --beir FOLDER --split NAME")
+    if args.json:
+        check_output_file(args.json, "--json", TrainingError)
     prompt = None if args.prompt == "none" else args.prompt
     results = evaluate_model(
         args.model,
@@ -172,7 +183,8 @@ def run_evaluate(args: argparse.Namespace) -> None:
     if args.json:
         from pathlib import Path
 
-        Path(args.json).write_text(json.dumps(results.to_dict(), indent=2) + "\n", encoding="utf-8")
+        Path(args.json).write_text(json_text(results.to_dict()), encoding="utf-8")
+    return 0
 
 
 def run_experiment(args: argparse.Namespace) -> None:
@@ -199,11 +211,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = {"fit": run_fit, "evaluate": run_evaluate, "experiment": run_experiment,
                 **mlm_cli.COMMANDS}
     try:
-        commands[args.command](args)
+        return commands[args.command](args) or 0
     except TrainingError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that vanished or cannot be written mid-run: say which
+        print(f"error: {os_error_text(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; continue with the same command and --resume", file=sys.stderr)
         return 130
-    return 0

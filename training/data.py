@@ -1,7 +1,8 @@
 """Load training and evaluation files as `datasets.Dataset`s of one known kind; report bad rows.
 
 Kinds (see ../shared/data/README.md):
-- `scored`: sentence1, sentence2, score (float in a range, STS-B 0-5);
+- `scored`: sentence1, sentence2, score (float in a range, STS-B 0-5; a file whose scores all
+  lie within 0-1 is on a 0-1 scale: `LoadedData.score_max`);
 - `binary`: sentence1, sentence2, score in {0, 1} (LCQMC, ATEC);
 - `nli`: premise, hypothesis, label in entailment / neutral / contradiction;
 - `triplet`: anchor, positive, negative texts (retrieval: query, relevant, hard negative).
@@ -12,7 +13,6 @@ field are skipped and listed in `LoadedData.bad_rows`, never dropped silently.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from datasets import Dataset, load_dataset
+
+from common import check_path
+from common.jsonl import jsonl_objects
 
 from .errors import TrainingError
 
@@ -56,12 +59,15 @@ class LoadedData:
     kind: str
     dataset: Dataset
     bad_rows: list[BadRow] = field(default_factory=list)
+    score_max: float = 5.0  # the top of the score scale: 5 (STS-B), 1 (binary, or scores in 0-1)
 
     def __len__(self) -> int:
         return len(self.dataset)
 
     def summary(self, limit: int = 5) -> str:
         text = f"{self.path}: {len(self)} {self.kind} rows"
+        if self.kind == "scored":
+            text += f" (scores 0-{self.score_max:g})"
         if self.bad_rows:
             shown = "; ".join(str(b) for b in self.bad_rows[:limit])
             more = f"; ... {len(self.bad_rows) - limit} more" if len(self.bad_rows) > limit else ""
@@ -72,6 +78,7 @@ class LoadedData:
         return {
             "path": self.path,
             "kind": self.kind,
+            "score_max": self.score_max,
             "rows": len(self),
             "bad_rows": [{"row": b.row, "reason": b.reason} for b in self.bad_rows],
         }
@@ -90,8 +97,13 @@ def load_pairs(
     `binary`; otherwise `scored`. Raises `TrainingError` when the file cannot be read, lacks the
     columns its kind needs, or holds no valid row.
     """
+    check_path(source, "data file", "a .jsonl/.csv/.tsv/.parquet path (or a hub data set name)")
     if kind is not None and kind not in KINDS:
         raise TrainingError(f"Invalid data kind {kind!r}. Valid: {', '.join(KINDS)}")
+    low, high = score_range
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise TrainingError(f"score_range must be two finite numbers, low < high; "
+                            f"got {score_range}")
     name = str(source)
     records = list(_read_records(name, split))
     if not records:
@@ -110,13 +122,24 @@ def load_pairs(
     if not rows[next(iter(rows))]:
         first = f" (first: {bad[0]})" if bad else ""
         raise TrainingError(f"{name}: no valid {kind} rows out of {len(records)}{first}")
-    return LoadedData(name, kind, Dataset.from_dict(rows), bad)
+    top = 1.0 if kind == "binary" else _score_max(rows.get("score", []), name, score_range)
+    return LoadedData(name, kind, Dataset.from_dict(rows), bad, top)
+
+
+def _score_max(scores: list[float], name: str, score_range: tuple[float, float]) -> float:
+    """The top of a scored file's scale: `score_range`'s, unless every score lies within 0-1
+    while the range allows more — then the file is on a 0-1 scale (the loss that uses the
+    scale says so when it trains: see `losses`)."""
+    top = float(score_range[1])
+    return 1.0 if scores and top > 1.0 and max(scores) <= 1.0 else top
 
 
 # -- reading ------------------------------------------------------------------------------------
 def _read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
     """(row number, record) pairs; a record is a string when the row could not be parsed."""
     path = Path(name).expanduser()
+    if not path.exists() and (path.suffix.lower() in READERS or name.startswith((".", "/", "~"))):
+        raise TrainingError(f"{name} not found (a file; a hub data set name has no extension)")
     if not path.exists():
         yield from _read_hub(name, split)
         return
@@ -128,7 +151,7 @@ def _read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] |
             f"{name}: unknown file type {path.suffix!r}. Valid: {', '.join(sorted(READERS))}"
         )
     if reader == "jsonl":
-        yield from _read_jsonl(path)
+        yield from jsonl_objects(path)
         return
     try:
         if reader == "parquet":
@@ -141,21 +164,11 @@ def _read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] |
                 delimiter="\t" if reader == "tsv" else ",",
             )
     except Exception as exc:  # a file datasets cannot parse at all
-        raise TrainingError(f"{name}: cannot read as {reader}: {_first_line(exc)}") from exc
+        raise TrainingError(f"{name}: cannot read as {reader}: {_first_line(_root(exc))}") \
+            from exc
     yield from enumerate(table, start=1)
 
 
-def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield number, f"not valid JSON ({exc.msg})"
-                continue
-            yield number, record if isinstance(record, dict) else "not a JSON object"
 
 
 def _read_hub(name: str, split: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -167,6 +180,15 @@ def _read_hub(name: str, split: str) -> Iterator[tuple[int, dict[str, Any]]]:
             f"({type(exc).__name__}: {_first_line(exc)})"
         ) from exc
     yield from enumerate(table, start=1)
+
+
+def _root(exc: BaseException) -> BaseException:
+    """The innermost cause: datasets wraps the parser's own message ("Error tokenizing data.
+    C error: EOF inside string starting at row 1") in a generic one."""
+    seen = exc
+    while (seen.__cause__ or seen.__context__) is not None:
+        seen = seen.__cause__ or seen.__context__
+    return seen
 
 
 def _first_line(exc: BaseException) -> str:

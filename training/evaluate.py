@@ -60,7 +60,12 @@ def evaluate_model(
     """Score `model` (bundled name or folder) on each STS file and on the BEIR folder's `split`;
     `progress` shows a tqdm bar for every encoding pass (they run for minutes on large sets)."""
     check_prompt(prompt)
+    if isinstance(sts, (str, Path)):
+        raise TrainingError(f"sts must be a list of files, not one: use sts=[{str(sts)!r}]")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise TrainingError(f"--batch-size must be >= 1, got {batch_size!r}")
     data = [load_sts(path, role="--sts file") for path in sts]  # fail fast, before the model loads
+    loaded = _load_beir(beir, split) if beir is not None else None
     enc = _load(model)
     results = EvalResults(model=str(model))
     for d in data:
@@ -70,22 +75,29 @@ def evaluate_model(
             evaluate_sts(enc.model, d, prompt=prompt, batch_size=batch_size, show_progress=progress)
         )
     if beir is not None:
-        results.beir = evaluate_beir(enc, beir, split, batch_size=batch_size, progress=progress)
+        results.beir = evaluate_beir(enc, beir, split, batch_size=batch_size, loaded=loaded,
+                                     progress=progress)
     return results
 
 
-def evaluate_beir(
-    enc, folder: str | Path, split: str, *, batch_size: int = 64, progress: bool = False
-) -> dict:
-    """nDCG@10, Recall@100, MRR@10 of exact cosine search with `enc` (an `encoder.Encoder`)."""
-    from metrics import evaluate_run, load_beir
+def _load_beir(folder, split: str):
+    from metrics import load_beir
 
     try:
         corpus, queries, qrels = load_beir(folder, split)
-    except FileNotFoundError as exc:
+    except (OSError, ValueError) as exc:  # missing files, malformed lines: the message says which
         raise TrainingError(str(exc)) from exc
     if not queries or not corpus:
         raise TrainingError(f"{folder}: no judged queries for split {split!r}, or an empty corpus")
+    return corpus, queries, qrels
+
+
+def evaluate_beir(enc, folder: str | Path, split: str, *, batch_size: int = 64,
+                  loaded=None, progress: bool = False) -> dict:
+    """nDCG@10, Recall@100, MRR@10 of exact cosine search with `enc` (an `encoder.Encoder`)."""
+    from metrics import evaluate_run
+
+    corpus, queries, qrels = loaded or _load_beir(folder, split)
     doc_ids = list(corpus)
     texts = [f"{d['title']} {d['text']}".strip() or "(empty)" for d in corpus.values()]
     query_ids = list(queries)
@@ -129,5 +141,5 @@ def _load(model: str | Path):
 
     try:
         return load_encoder(model)
-    except EncoderNotFoundError as exc:
+    except (EncoderNotFoundError, ValueError) as exc:  # None or a number: TypeError, as it is
         raise TrainingError(str(exc)) from exc

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import FitConfig
+from .errors import TrainingError
 from .fit import fit
 from .siamese import POOLING_MODES, check_pooling
 
@@ -32,9 +33,17 @@ def pooling_experiment(
     resume: bool = False,
 ) -> list[PoolingRow]:
     """Run `config` once per pooling mode into `out_root/<mode>`; the rest of `config` is shared."""
+    if isinstance(modes, str) or not modes:
+        raise TrainingError(f"--modes must name one or more of {', '.join(POOLING_MODES)}, "
+                            f"got {modes!r}")
+    if Path(out_root).is_file():
+        raise TrainingError(f"--out {out_root} is a file; pass a folder for one run per mode")
+    for mode in modes:  # all of them before the first run trains
+        check_pooling(mode)
+    if len(set(modes)) != len(modes):
+        raise TrainingError(f"--modes names a mode twice: {','.join(modes)}")
     rows = []
     for mode in modes:
-        check_pooling(mode)
         run = dataclasses.replace(config, pooling=mode, out=str(Path(out_root) / mode))
         result = fit(run, resume=resume)
         rows.append(

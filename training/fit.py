@@ -30,9 +30,9 @@ from transformers.trainer_utils import get_last_checkpoint
 from common import write_json_atomic
 
 from .callbacks import JsonlLogCallback
+from .checks import check_numbers
 from .config import FitConfig
 from .dev_sets import describe, dev_evaluator, load_sets, metric_key, score_sets
-from .errors import TrainingError
 from .report import model_card, plot_curve, read_log
 from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
 from .siamese import build_siamese, check_pooling, freeze_word_embeddings
@@ -63,7 +63,9 @@ def fit(
 
     `callbacks` are extra `transformers.TrainerCallback`s added to every stage.
     """
-    _check_numbers(config)
+    if not isinstance(config, FitConfig):
+        raise TypeError(f"config must be a FitConfig, got {type(config).__name__}")
+    check_numbers(config)
     check_pooling(config.pooling)
     check_prompt(config.prompt)
     stages = [prepare_stage(s, config, i) for i, s in enumerate(config.stages)]
@@ -73,6 +75,7 @@ def fit(
         for data in sets:
             log.info("%s: %s", role, data.summary())
     out = prepare_out(config.out, config.identity(), resume=resume)
+    resume = (out / RUN_FILE).is_file()  # False where a run that never trained was cleared
     run = (
         read_run(out)
         if resume
@@ -85,28 +88,30 @@ def fit(
             "stages_done": [],
         }
     )
+    model = _start_model(config, out, run)  # a model that fails to load leaves no run.json
     write_json_atomic(out / RUN_FILE, run)
     handler = _log_to(out / "train.log")
     try:
-        return _train(config, stages, (dev, report), out, run, callbacks, resume)
+        return _train(config, stages, (dev, report), out, run, model, callbacks, resume)
     finally:
         logging.getLogger("bertscope").removeHandler(handler)
         handler.close()
 
 
-def _train(config, stages, sets, out, run, callbacks, resume) -> FitResult:
+def _start_model(config: FitConfig, out: Path, run: dict[str, Any]) -> SentenceTransformer:
+    done = run["stages_done"]
+    if done:  # resume after a finished stage: continue from its weights
+        return SentenceTransformer(
+            str(stage_dir(out, len(done) - 1) / "final"), device="cpu", local_files_only=True
+        )
+    return build_siamese(config.model, pooling=config.pooling, max_seq_length=config.max_seq_length)
+
+
+def _train(config, stages, sets, out, run, model, callbacks, resume) -> FitResult:
     started = time.perf_counter()
     set_seed(config.seed)
     dev, report = sets
     done: list[dict[str, Any]] = run["stages_done"]
-    if done:  # resume after a finished stage: continue from its weights
-        model = SentenceTransformer(
-            str(stage_dir(out, len(done) - 1) / "final"), device="cpu", local_files_only=True
-        )
-    else:
-        model = build_siamese(
-            config.model, pooling=config.pooling, max_seq_length=config.max_seq_length
-        )
     if config.freeze_embeddings:
         freeze_word_embeddings(model)
     prefixes = (prompt_prefix(model, config.prompt), prompt_prefix(model, "passage"))
@@ -257,25 +262,6 @@ def _log_scores(when: str, dev: dict | None, report: dict | None) -> None:
             each = ", ".join(f"{r['path']} {r['spearman']:.2f}" for r in scores["sets"])
             log.info("%s %s: Spearman %.2f (%s)", role, when, scores["spearman"], each)
 
-
-def _check_numbers(config: FitConfig) -> None:
-    checks = [  # (flag, value, valid, what it must be)
-        ("--batch-size", config.batch_size, config.batch_size >= 1, ">= 1"),
-        ("--lr", config.learning_rate, config.learning_rate > 0, "> 0"),
-        ("--eval-steps", config.eval_steps, config.eval_steps >= 1, ">= 1"),
-        ("--logging-steps", config.logging_steps, config.logging_steps >= 1, ">= 1"),
-        ("--warmup", config.warmup_ratio, 0 <= config.warmup_ratio < 1, "in [0, 1)"),
-        ("--max-rows", config.max_rows, config.max_rows is None or config.max_rows >= 1, ">= 1"),
-    ]
-    patience = config.early_stopping_patience
-    checks.append(("early_stopping_patience", patience, patience is None or patience >= 1, ">= 1"))
-    for flag, value, ok, rule in checks:
-        if not ok:
-            raise TrainingError(f"{flag} must be {rule}, got {value}")
-    if not config.stages:
-        raise TrainingError("no training stage: pass --train FILE (and --loss NAME)")
-    if patience is not None and not config.dev_sets:
-        raise TrainingError("early stopping needs a dev set: pass --dev FILE")
 
 
 def _step_of(checkpoint: str | None) -> int | None:

@@ -3,6 +3,7 @@ for it, and the sentence-transformers loss module that scores them."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ from .data import NLI_LABELS, LoadedData
 from .errors import TrainingError
 from .nli import nli_classes, nli_triplets
 
+log = logging.getLogger("bertscope.training")
+
 
 @dataclass(frozen=True)
 class LossSpec:
@@ -26,8 +29,13 @@ class LossSpec:
 
 
 def _pairs_scaled(data: LoadedData, seed: int) -> Dataset:
-    """Scores mapped to [0, 1] (STS 0-5 divided by 5; binary kept): the cosine loss target."""
-    top = 1.0 if data.kind == "binary" else 5.0
+    """Scores mapped to [0, 1] (STS 0-5 divided by 5; binary and 0-1 files kept): the cosine
+    loss target."""
+    top = data.score_max
+    if data.kind == "scored" and top == 1.0:
+        log.warning("%s: every score lies within 0-1, so it is read as a 0-1 scale: the cosine "
+                    "loss aims at the scores as they are, not at a fifth of them (STS-B's 0-5)",
+                    data.path)
     return data.dataset.map(lambda r: {"score": r["score"] / top})
 
 

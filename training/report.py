@@ -121,6 +121,14 @@ def model_card(metrics: dict[str, Any], config: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _pair(scores: dict[str, Any]) -> str:
+    return f"{_score(scores['spearman'])} / {_score(scores['pearson'])}"
+
+
+def _score(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.2f}"
+
+
 def _quoted(prefix: str | None) -> str:
     return f"`{prefix}`" if prefix else "none"
 
@@ -128,8 +136,7 @@ def _quoted(prefix: str | None) -> str:
 def _score_table(title: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     rows = [f"{title}:", "", "| set | pairs | before | after |", "|---|---|---|---|"]
     for b, a in zip(before["sets"], after["sets"], strict=True):
-        rows.append(f"| `{b['path']}` | {b['pairs']} | {b['spearman']:.2f} / {b['pearson']:.2f} "
-                    f"| {a['spearman']:.2f} / {a['pearson']:.2f} |")
+        rows.append(f"| `{b['path']}` | {b['pairs']} | {_pair(b)} | {_pair(a)} |")
     if len(before["sets"]) > 1:
-        rows.append(f"| mean | | {before['spearman']:.2f} | {after['spearman']:.2f} |")
+        rows.append(f"| mean | | {_score(before['spearman'])} | {_score(after['spearman'])} |")
     return [*rows, ""]

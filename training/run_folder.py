@@ -9,23 +9,58 @@ beside `run.json` (the config; marks the folder as ours), `metrics.json`, `train
 from __future__ import annotations
 
 import json
+import logging
+import shutil
 from pathlib import Path
 from typing import Any
+
+from common import check_path
 
 from .errors import TrainingError
 
 RUN_FILE = "run.json"
 RUN_FORMAT = 1
+# What a run writes before its first checkpoint: removed when a run that never trained restarts.
+STARTUP_FILES = (RUN_FILE, "train.log", "training_log.jsonl")
+
+log = logging.getLogger("bertscope.training")
+
+
+def never_trained(path: Path, run: dict[str, Any]) -> bool:
+    """True for a run folder whose run stopped before anything could be resumed: no finished
+    stage and no checkpoint (a model that failed to load, a crash in the first steps)."""
+    if run.get("finished") or run.get("stages_done"):
+        return False
+    return not any((path / "checkpoints").glob("stage-*/checkpoint-*"))
+
+
+def _clear_startup(path: Path) -> None:
+    for name in STARTUP_FILES:
+        (path / name).unlink(missing_ok=True)
+    shutil.rmtree(path / "checkpoints", ignore_errors=True)  # holds no checkpoint: see above
 
 
 def prepare_out(out: str | Path, identity: dict[str, Any], *, resume: bool) -> Path:
     """Check `out` can take this run; create it. Raises `TrainingError` when it holds something
-    else, a finished or different run, or (with `resume`) nothing to resume."""
-    path = Path(out).expanduser()
+    else, a finished or different run, or (with `resume`) nothing to resume. A run that never
+    trained (see `never_trained`) blocks nothing: its files are cleared and the run starts."""
+    path = check_path(out, "--out", "a folder path")
+    try:
+        return _prepare(path, identity, resume)
+    except OSError as exc:  # unwritable, read-only, a file in the way
+        raise TrainingError(f"--out {path}: cannot use it as the run folder "
+                            f"({exc.strerror or exc}); choose a writable folder") from exc
+
+
+def _prepare(path: Path, identity: dict[str, Any], resume: bool) -> Path:
     if path.exists() and not path.is_dir():
         raise TrainingError(f"--out {path} is a file; pass a folder")
-    entries = [p.name for p in path.iterdir()] if path.is_dir() else []
     marker = path / RUN_FILE
+    if marker.is_file() and never_trained(path, read_run(path)):
+        log.info("%s holds a run that never trained: starting afresh", path)
+        _clear_startup(path)
+        resume = False  # nothing to continue (with --resume too): start from the beginning
+    entries = [p.name for p in path.iterdir()] if path.is_dir() else []
     if entries and not marker.is_file():
         raise TrainingError(
             f"--out {path} is not empty and is not a training run ({', '.join(sorted(entries)[:3])}"
@@ -46,16 +81,25 @@ def prepare_out(out: str | Path, identity: dict[str, Any], *, resume: bool) -> P
         if previous.get("finished"):
             raise TrainingError(f"--out {path} holds a finished run; nothing to resume")
         return path
-    if resume:
-        raise TrainingError(f"--resume: {path} holds no training run to continue")
+    if resume and not path.is_dir():
+        raise TrainingError(f"--resume: {path} does not exist, so there is no run to continue; "
+                            "check --out, or drop --resume to start a new run")
+    if resume:  # an empty folder: what a start that failed before training leaves
+        log.warning("--resume: %s holds nothing to continue (a start that failed?): starting "
+                    "the run from the beginning", path)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def read_run(path: Path) -> dict[str, Any]:
-    data = json.loads((path / RUN_FILE).read_text(encoding="utf-8"))
-    if data.get("format") != RUN_FORMAT:
-        raise TrainingError(f"{path / RUN_FILE}: unknown run format {data.get('format')!r}")
+    try:
+        data = json.loads((path / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TrainingError(f"{path / RUN_FILE} is unreadable ({exc}); it marks a training run: "
+                            "choose a new --out, or remove that folder") from exc
+    if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise TrainingError(f"{path / RUN_FILE}: unknown run format {found!r}")
     return data
 
 

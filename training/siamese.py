@@ -45,6 +45,10 @@ def build_siamese(
     if max_seq_length is not None:
         if max_seq_length < 8:
             raise TrainingError(f"max length must be at least 8 tokens, got {max_seq_length}")
+        limit = getattr(transformer.auto_model.config, "max_position_embeddings", None)
+        if limit and max_seq_length > limit:
+            raise TrainingError(f"--max-length {max_seq_length} is more than {model} can read "
+                                f"({limit} positions): use --max-length {limit} or less")
         transformer.max_seq_length = max_seq_length
     dim = transformer.get_embedding_dimension()
     modules = [transformer, Pooling(dim, pooling_mode=pooling)]
@@ -82,5 +86,5 @@ def _load_source(model: str | Path) -> SentenceTransformer:
 
     try:
         return load_encoder(model).model
-    except EncoderNotFoundError as exc:
+    except (EncoderNotFoundError, ValueError) as exc:  # not a model, "" (None: a TypeError)
         raise TrainingError(str(exc)) from exc

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from datasets import Dataset, concatenate_datasets
 
+from .checks import check_stage
 from .config import FitConfig, Stage, Task
 from .data import LoadedData, load_pairs
 from .default_loss import default_loss
@@ -62,8 +63,7 @@ class PreparedStage:
 
 def prepare_stage(stage: Stage, config: FitConfig, index: int = 0) -> PreparedStage:
     """Load and check every file of `stage`; raises `TrainingError` naming the file or setting."""
-    if stage.epochs <= 0:
-        raise TrainingError(f"epochs must be > 0, got {stage.epochs:g}")
+    check_stage(stage)
     tasks = [_prepare_task(t, config, index) for t in stage.all_tasks()]
     names = [t.name for t in tasks]
     for i, t in enumerate(tasks):  # the trainer keys multi-task datasets by name

@@ -24,7 +24,7 @@ class StsResult:
     path: str
     kind: str
     pairs: int
-    spearman: float  # x 100
+    spearman: float  # x 100; 0 where the model gives every pair one cosine (`metrics.sts`)
     pearson: float  # x 100
     bad_rows: int = 0
 
@@ -48,12 +48,21 @@ def prompt_prefix(model: SentenceTransformer, prompt: str | None) -> str:
 
 
 def load_sts(path: str | Path, *, role: str = "dev set") -> LoadedData:
-    """A scored or binary pairs file; any other kind stops with one line."""
+    """A scored or binary pairs file on which Spearman is defined (two pairs or more, gold
+    scores not all equal); anything else stops with one line, before a model loads."""
     data = load_pairs(path)
     if data.kind not in STS_KINDS:
         raise TrainingError(
             f"{path}: the {role} must hold scored or binary pairs (sentence1, sentence2, score), "
             f"but it holds {data.kind} data"
+        )
+    gold = set(data.dataset["score"])
+    if len(data) < 2 or len(gold) < 2:
+        what = f"{len(data)} valid pair" if len(data) < 2 else \
+            f"the same gold score ({gold.pop():g}) on all {len(data)} pairs"
+        raise TrainingError(
+            f"{path}: the {role} has {what}; Spearman and Pearson are undefined there. "
+            "Use pairs whose gold scores differ"
         )
     return data
 

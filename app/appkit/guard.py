@@ -13,8 +13,11 @@ EXPECTED = (TypeError, ValueError, LookupError, OSError, RuntimeError)
 
 
 def sentence(exc: BaseException) -> str:
+    """The exception's message as a sentence; a message that starts with a file name or path
+    ("up.jsonl is empty") keeps it as it is."""
     text = str(exc).strip() or type(exc).__name__
-    return text[0].upper() + text[1:]
+    first = text.split()[0]
+    return text[0].upper() + text[1:] if first.isalpha() else text
 
 
 def call_or_stop(fn: Callable[..., T], *args, what: str = "", **kwargs) -> T:

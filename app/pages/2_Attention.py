@@ -45,6 +45,11 @@ if ins.truncated:
 
 unknown = encoder.tokenizer.unk_token
 real = [t for t, special in zip(ins.tokens, ins.special_mask, strict=True) if not special]
+framing = 3 if pair.strip() else 2  # [CLS] A [SEP] (B [SEP]): the tokenizer's own
+if len(ins.tokens) <= framing:
+    st.info(f"{encoder.name} reads no token in this text (only control characters or symbols "
+            "its tokenizer drops): type some words.")
+    st.stop()
 if real and sum(t == unknown for t in real) / len(real) > 0.25:
     st.warning(f"{sum(t == unknown for t in real)} of {len(real)} tokens are {unknown}: "
                f"{encoder.name} does not know this script. For Chinese, pick e5-multilingual.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ..errors import CorruptIndexError, IndexerError
@@ -14,12 +15,18 @@ def check_target(folder: str | Path) -> str | None:
     """The token of what a build into `folder` replaces (None: nothing yet).
 
     A new or empty folder, an index (even a damaged one) and what an interrupted build left
-    are fine. Refused, naming the folder: a file; a folder holding other things; a foreign
-    `manifest.json`; an index written by a newer BERTScope.
+    are fine. Refused, naming the folder: a file; a path below a file; a folder this user may
+    not write in; a folder holding other things; a foreign `manifest.json`; an index written
+    by a newer BERTScope.
     """
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise IndexerError(f"--out {folder} is a file; pass a folder for the index")
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        raise IndexerError(f"out {folder} lies below {existing}, which is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise IndexerError(f"out {folder}: no permission to write in {existing}")
     if not folder.is_dir():
         return None
     names = sorted(p.name for p in folder.iterdir())

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import faiss
 
-from common import file_checksum
+from common import check_path, file_checksum
 
 from .. import db
-from ..errors import CorruptIndexError
+from ..errors import CorruptIndexError, IndexerError
 from ..lexical import LexicalIndex
-from .manifest import ROLES, entry_path, read_manifest, read_raw, rebuild_hint, token
+from .manifest import MANIFEST, ROLES, entry_path, read_manifest, read_raw, rebuild_hint, token
 
 RETRIES = 20
 LEGACY_CHECKSUM = "blake2b-160"  # manifests written before entries named their algorithm
@@ -40,7 +40,7 @@ class _Moved(Exception):
 
 def open_version(folder: str | Path, *, verify: bool = True) -> Version:
     """The current version at `folder`. `verify` checks every file's checksum (sizes always)."""
-    folder = Path(folder)
+    folder = check_folder(folder)
     for _ in range(RETRIES):
         manifest, tok = read_manifest(folder)
         try:
@@ -54,6 +54,22 @@ def open_version(folder: str | Path, *, verify: bool = True) -> Version:
                                     ) from exc
     raise CorruptIndexError(f"{folder} kept changing while it was opened ({RETRIES} versions); "
                             "try again")
+
+
+def check_folder(path: object) -> Path:
+    """An index folder path: a file (the manifest itself, a corpus) is refused naming what to
+    pass instead, before a manifest is looked for inside it."""
+    folder = check_path(path, "index path", "an index folder path")
+    if folder.is_file():
+        if folder.name == MANIFEST:
+            raise IndexerError(f"{folder} is an index's manifest: pass its folder, {folder.parent}")
+        raise IndexerError(f"{folder} is a file, not an index folder (one holding {MANIFEST})")
+    for parent in folder.parents:
+        if parent.is_file():
+            raise IndexerError(f"index path {folder}: {parent} is a file, not a folder")
+        if (parent / MANIFEST).is_file():
+            raise IndexerError(f"{folder} lies inside the index {parent}: pass {parent}")
+    return folder
 
 
 def _load(folder: Path, manifest: dict, verify: bool):

@@ -172,3 +172,10 @@ def test_tag_like_tokens_stay_text_in_figures():
     assert [t.replace("\u200b", "") for t in ticks] == ["<s>", "苹果", "</s>"]
     legend = similarity_by_layer(np.ones((2, 2, 2)), np.zeros(2), ["<b>x</b>", "y"], "<i>w</i>")
     assert "<b>" not in legend.data[0].name and "<i>" not in legend.layout.title.text
+
+
+def test_a_message_that_starts_with_a_file_name_keeps_it():
+    from appkit.guard import sentence
+
+    assert sentence(ValueError("up.jsonl is empty.")) == "up.jsonl is empty."
+    assert sentence(ValueError("no usable documents")) == "No usable documents"

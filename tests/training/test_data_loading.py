@@ -86,7 +86,7 @@ def test_bad_pair_rows_are_reported_with_their_line(tmp_path, jsonl):
     assert "not a number" in reasons[4]
     assert "outside 0-5" in reasons[5]
     assert "missing score" in reasons[6]
-    assert "not valid JSON" in reasons[7]
+    assert "malformed JSON" in reasons[7]
     assert "not a JSON object" in reasons[8]
     assert "not text" in reasons[9]
     assert "score" in reasons[10]
@@ -158,8 +158,10 @@ def test_unknown_suffix_and_missing_hub_name(tmp_path):
     odd.write_text("x")
     with pytest.raises(TrainingError, match="unknown file type"):
         load_pairs(odd)
-    with pytest.raises(TrainingError, match="not a local file"):
+    with pytest.raises(TrainingError, match="nowhere.jsonl not found"):  # a file, no hub lookup
         load_pairs(str(tmp_path / "nowhere.jsonl"))
+    with pytest.raises(TrainingError, match="not a local file"):
+        load_pairs("no-such-org-bertscope/no-such-set")
 
 
 def test_real_shared_files_load_cleanly(shared_data):

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.jsonl import jsonl_objects
+
 from ..errors import TrainingError
 
 # A sentence ends at . ! ? (then space) or at 。！？； (no space in Chinese); lines end one too.
@@ -58,10 +60,8 @@ def read_documents(path: str | Path, text_field: str = "text") -> Documents:
 
 
 def _jsonl(path: Path, text_field: str) -> Documents:
-    from ..data import _read_jsonl  # the same line reader (and messages) as pair files
-
     docs = Documents(str(path), [])
-    for n, row in _read_jsonl(path):
+    for n, row in jsonl_objects(path):  # the one line reader (and messages) of every part
         text = row.get(text_field) if isinstance(row, dict) else None
         if isinstance(row, str) or not isinstance(text, str) or not text.strip():
             docs.skipped.append((n, row if isinstance(row, str) else f"no text in {text_field!r}"))

@@ -1,0 +1,124 @@
+"""The indexer CLI's flags: the argparse parser, and each flag's text turned into the library's
+arguments; a bad value is refused naming the flag and what it takes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from common.argtypes import NON_NEGATIVE, POSITIVE
+
+DESCRIPTION = "The batch CLI: build | search | info | add | delete | compact | eval | default."
+EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
+
+def parser() -> argparse.ArgumentParser:
+    from .corpus import FORMATS
+    from .fusion import DEFAULT_FUSION, FUSIONS
+    from .index import MODES
+    from .presets import PRESETS
+
+    p = argparse.ArgumentParser(prog="python -m indexer", description=DESCRIPTION)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def corpus_args(c):
+        c.add_argument("--corpus", required=True, help="JSONL/CSV/TSV/Parquet file, folder, BEIR")
+        c.add_argument("--format", choices=FORMATS, help="default: from the extension")
+        c.add_argument("--id-field", help="default: id, then _id, else generated")
+        c.add_argument("--text-field", default="text")
+        c.add_argument("--title-field", default="title")
+        c.add_argument("--metadata-fields", help="comma-separated; default: all other scalars")
+        c.add_argument("--on-error", choices=("skip", "fail"), default="skip")
+        c.add_argument("--batch-size", type=POSITIVE, default=32)
+        c.add_argument("--threads", type=POSITIVE, help="torch threads for encoding (1 is fastest "
+                       "on a machine shared with other jobs); default: torch's choice")
+
+    b = sub.add_parser("build", help="build an index from a corpus (resumable)")
+    corpus_args(b)
+    b.add_argument("--out", required=True)
+    b.add_argument("--model", default="minilm", help="bundled name or local model folder")
+    b.add_argument("--index", default="auto", choices=PRESETS, help="FAISS preset")
+    b.add_argument("--chunk-tokens", type=POSITIVE, help="default: the model's max length")
+    b.add_argument("--overlap", type=NON_NEGATIVE, default=32)
+    b.add_argument("--no-title", action="store_true", help="do not prepend titles to chunks")
+    b.add_argument("--shard-size", type=POSITIVE, default=1024, help="chunks per resumable shard")
+
+    s = sub.add_parser("search", help="search an index; print hits or write a TREC run")
+    s.add_argument("index")
+    s.add_argument("query", nargs="?")
+    s.add_argument("--queries", help="BEIR-style queries.jsonl (_id, text)")
+    s.add_argument("--run", help="write a TREC run file (qid Q0 docid rank score tag)")
+    s.add_argument("--k", type=POSITIVE, default=10)
+    s.add_argument("--mode", choices=MODES, default="dense")
+    s.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
+                   help="how --mode hybrid fuses dense and BM25 (default: the measured best)")
+    s.add_argument("--filter", help='JSON, e.g. {"category": "tech"}')
+    s.add_argument("--per-chunk", action="store_true")
+    s.add_argument("--tag", default="bertscope")
+    s.add_argument("--knob", action="append", default=[], metavar="NAME=INT",
+                   help="search knob, e.g. nprobe=32, efSearch=256, rerank=16")
+
+    sub.add_parser("info", help="print an index's stats").add_argument("index")
+
+    a = sub.add_parser("add", help="add or replace documents (upsert by id)")
+    a.add_argument("index")
+    corpus_args(a)
+
+    d = sub.add_parser("delete", help="delete documents by id (exit 3: some ids unknown)")
+    d.add_argument("index")
+    d.add_argument("ids", nargs="+")
+
+    sub.add_parser("compact", help="rebuild vectors without deleted ones").add_argument("index")
+
+    e = sub.add_parser("eval", help="nDCG@10, Recall@100, MRR@10 on a BEIR folder")
+    e.add_argument("index")
+    e.add_argument("--beir", required=True)
+    e.add_argument("--split", default="test")
+    e.add_argument("--mode", choices=MODES, default="dense")
+    e.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
+                   help="how --mode hybrid fuses dense and BM25 (default: the measured best)")
+
+    f = sub.add_parser("default", help="build the BBC News index with minilm when absent")
+    f.add_argument("--out", required=True)
+    f.add_argument("--threads", type=POSITIVE, help="torch threads for encoding")
+    return p
+
+
+def corpus_options(args):
+    from .corpus import CorpusOptions
+
+    fields = tuple(x.strip() for x in args.metadata_fields.split(",") if x.strip()) \
+        if args.metadata_fields else None  # "a,b," or "a, b": the names a user meant
+    return CorpusOptions(id_field=args.id_field, text_field=args.text_field,
+                         title_field=args.title_field or None, metadata_fields=fields,
+                         format=args.format, on_error=args.on_error)
+
+
+def knobs(items: list[str]) -> dict[str, int]:
+    out = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        try:
+            out[name] = int(value)  # the range is checked against the index's preset
+        except ValueError:
+            raise ValueError(f"--knob {item!r}: use NAME=INTEGER, e.g. nprobe=32") from None
+    return out
+
+
+def filter_arg(text: str | None) -> dict | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--filter {text!r} is not valid JSON ({exc.msg} at column "
+                         f"{exc.colno}); use e.g. {EXAMPLE_FILTER}") from exc
+    if not isinstance(value, dict):
+        raise ValueError(f"--filter must be a JSON object like {EXAMPLE_FILTER}, got {text!r}")
+    return value
+
+
+def listed(ids: list[str], limit: int = 20) -> str:
+    """Ids for a message: the first `limit`, then how many more; an id with spaces around it is
+    quoted, so the spaces show."""
+    more = f", ... {len(ids) - limit} more" if len(ids) > limit else ""
+    return ", ".join(repr(i) if i != i.strip() else i for i in ids[:limit]) + more

@@ -1,0 +1,60 @@
+"""Settings of a training run checked before any data or model loads: each refusal names the
+flag (or field) and what it takes, so a typo never surfaces as a traceback an hour in."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from .config import FitConfig, Stage
+from .errors import TrainingError
+
+
+def _is_number(value: Any, integer: bool = False) -> bool:
+    kinds = (int,) if integer else (int, float)
+    return not isinstance(value, bool) and isinstance(value, kinds) and math.isfinite(value)
+
+
+def check_numbers(config: FitConfig) -> None:
+    """Every number of `config` in range, finite and of the right type, named by its flag."""
+    c = config
+    checks = [  # (flag, value, integer, valid, what it must be)
+        ("--batch-size", c.batch_size, True, lambda v: v >= 1, ">= 1"),
+        ("--lr", c.learning_rate, False, lambda v: v > 0, "a finite number > 0"),
+        ("--eval-steps", c.eval_steps, True, lambda v: v >= 1, ">= 1"),
+        ("--logging-steps", c.logging_steps, True, lambda v: v >= 1, ">= 1"),
+        ("--warmup", c.warmup_ratio, False, lambda v: 0 <= v < 1, "in [0, 1)"),
+        ("--seed", c.seed, True, lambda v: 0 <= v < 2**32, "in [0, 2**32)"),
+        ("--max-length", c.max_seq_length, True, lambda v: v >= 8, "at least 8 tokens"),
+        ("weight_decay", c.weight_decay, False, lambda v: v >= 0, ">= 0"),
+    ]
+    if c.max_rows is not None:
+        checks.append(("--max-rows", c.max_rows, True, lambda v: v >= 1, ">= 1"))
+    if c.early_stopping_patience is not None:
+        checks.append(("early_stopping_patience", c.early_stopping_patience, True,
+                       lambda v: v >= 1, ">= 1"))
+    for flag, value, integer, valid, rule in checks:
+        if not _is_number(value, integer) or not valid(value):
+            kind = "an integer " if integer else ""
+            raise TrainingError(f"{flag} must be {kind}{rule}, got {value!r}")
+    if isinstance(c.stages, Stage) or not isinstance(c.stages, (list, tuple)):
+        raise TrainingError(f"stages must be a tuple of Stage, got {type(c.stages).__name__}")
+    if not c.stages:
+        raise TrainingError("no training stage: pass --train FILE (and --loss NAME)")
+    if c.early_stopping_patience is not None and not c.dev_sets:
+        raise TrainingError("early stopping needs a dev set: pass --dev FILE")
+
+
+def check_stage(stage: Stage) -> None:
+    """The stage's types and epochs, before any of its files load (a missing loss is the data
+    kind's default; each task's files are checked where they load)."""
+    if not isinstance(stage, Stage):
+        raise TypeError(f"each stage must be a Stage, got {type(stage).__name__}")
+    if stage.loss is not None and not isinstance(stage.loss, str):
+        raise TrainingError(f"--loss must be a loss name, got {stage.loss!r}")
+    if isinstance(stage.train, (str, Path)):
+        raise TrainingError(f"Stage.train must be a tuple of files, not one: use "
+                            f"({str(stage.train)!r},)")
+    if not _is_number(stage.epochs) or not 0 < stage.epochs < math.inf:
+        raise TrainingError(f"--epochs must be a finite number > 0, got {stage.epochs!r}")
