@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 from common import write_atomic
@@ -134,7 +133,7 @@ def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, ch
         fields = _manifest(enc, spec, chunking, report, source)
         fields.update(counts=db.counts(conn), metadata_fields=db.field_types(conn))
         conn.close()
-        faiss.write_index(index, str(staging.file("faiss")))
+        store.write_vectors(index, staging.file("faiss"))
         lexical.save(staging.file("bm25"))
         manifest, token = store.publish(out, staging, fields, base)
     except store.StaleBase as exc:
