@@ -128,11 +128,11 @@ class DiskIVFPQ:
             return scores, ids
         found = np.hstack(parts)  # (Q, shortlist · parts)
         for row in range(len(q)):
-            cand = np.unique(found[row][found[row] >= 0])
+            cand = found[row][found[row] >= 0]  # ids are unique across ivf and delta
             if not len(cand):
                 continue
             exact = self.vectors_of(cand) @ q[row]
-            top = np.argsort(-exact, kind="stable")[:k]
+            top = np.lexsort((cand, -exact))[:k]  # best first; ties by id, as exact search
             scores[row, : len(top)], ids[row, : len(top)] = exact[top], cand[top]
         return scores, ids
 
