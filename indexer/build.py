@@ -94,7 +94,8 @@ def build_index(
 
         def encode():
             return raybuild.encode_on_ray(enc, docs, chunking, batch_size, work.path, workers,
-                                          ray_address, report_progress)
+                                          ray_address, report_progress,
+                                          raybuild.DOCS_PER_SHARD)
     else:
         clock = time.perf_counter()
         report_progress(BuildProgress("chunk", 0, len(docs)))

@@ -45,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--overlap", type=int, default=32)
     b.add_argument("--no-title", action="store_true", help="do not prepend titles to chunks")
     b.add_argument("--shard-size", type=int, default=1024, help="chunks per resumable shard")
+    b.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="ray: chunk and embed on Ray Data actors (see --workers, --ray-address)")
+    b.add_argument("--workers", type=int, default=2, help="--engine ray: encoder actors")
+    b.add_argument("--ray-address", help="--engine ray: join this cluster (ray start --head "
+                   "prints it); default: start Ray on this machine")
 
     s = sub.add_parser("search", help="search an index; print hits or write a TREC run")
     s.add_argument("index")
@@ -139,7 +144,7 @@ def cmd_build(args) -> int:
         args.corpus, args.out, model=args.model, preset=args.index,
         corpus_options=_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
-        progress=_Bar(),
+        progress=_Bar(), engine=args.engine, workers=args.workers, ray_address=args.ray_address,
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -109,6 +110,8 @@ def start_ray(address: str | None, workers: int) -> None:
             "HF_HUB_OFFLINE", "1")}}
     if ray.is_initialized():
         return
+    if address:
+        _probe(address)
     try:
         if address:
             ray.init(address=address, runtime_env=env, log_to_driver=False,
@@ -118,6 +121,19 @@ def start_ray(address: str | None, workers: int) -> None:
                      log_to_driver=False, logging_level="ERROR")
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise IndexerError(f"cannot reach a Ray cluster at {address!r} ({str(exc)[:160]}): "
+                           "start one with `ray start --head` and pass the address it prints, "
+                           "or leave out --ray-address to run Ray on this machine") from exc
+
+
+def _probe(address: str) -> None:
+    """Fail fast on a `host:port` nobody listens on (ray.init would retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # `auto`, `ray://...`: left to Ray
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise IndexerError(f"cannot reach a Ray cluster at {address!r} ({exc.strerror or exc}): "
                            "start one with `ray start --head` and pass the address it prints, "
                            "or leave out --ray-address to run Ray on this machine") from exc
 
@@ -136,7 +152,8 @@ def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: 
         [d.__dict__ for d in docs[s * per_shard : (s + 1) * per_shard]], ensure_ascii=False)}
         for s in pending]
     ds = ray.data.from_items(items, override_num_blocks=max(1, len(items)))
-    ds = ds.map_batches(ShardWorker, batch_size=1, concurrency=min(workers, len(items)), num_cpus=1,
+    ds = ds.map_batches(ShardWorker, batch_size=1, num_cpus=1,
+                        compute=ray.data.ActorPoolStrategy(size=min(workers, len(items))),
                         fn_constructor_kwargs={"model": model, "chunking": chunking.to_dict(),
                                                "batch_size": batch_size, "work": str(work)})
     totals = {"chunk_s": 0.0, "embed_s": 0.0}
@@ -154,7 +171,7 @@ def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: 
 
 def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_size: int,
                   work: Path, workers: int, address: str | None, report_progress,
-                  per_shard: int = DOCS_PER_SHARD) -> tuple[list[Chunk], np.ndarray, dict]:
+                  per_shard: int) -> tuple[list[Chunk], np.ndarray, dict]:
     """Chunks (document order) and their vectors, made by Ray workers shard by shard into
     `work`; shards already there are reused. Returns (chunks, vectors, stage seconds)."""
     from .build import BuildProgress
