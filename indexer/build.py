@@ -73,6 +73,10 @@ def build_index(
     clock = time.perf_counter()
     out = Path(out)
     base = store.check_target(out)  # before anything is read, encoded or written
+    if engine == "ray" and ray_address:
+        from .raybuild import probe
+
+        probe(ray_address)  # an unreachable cluster fails before the corpus is read
     report_progress = progress or (lambda p: None)
     chunking = chunking or ChunkingConfig()
     report_progress(BuildProgress("read", 0, 1))

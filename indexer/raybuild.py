@@ -27,6 +27,7 @@ from .errors import IndexerError
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS_PER_SHARD = 256
+TOKEN = Path.home() / ".ray" / "auth_token"  # Ray's default token file
 
 
 class ShardWorker:
@@ -102,6 +103,10 @@ def shards_key(fingerprint: str, docs: list[Document], chunking: ChunkingConfig,
 
 def start_ray(address: str | None, workers: int) -> None:
     """Join the cluster at `address`, or start Ray on this machine with `workers` CPUs."""
+    if address and "RAY_AUTH_MODE" not in os.environ and TOKEN.exists():
+        # `ray start` turns token authentication on when this file exists; do as it does
+        # (before Ray is imported: it reads the mode then)
+        os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
     env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [
@@ -110,8 +115,6 @@ def start_ray(address: str | None, workers: int) -> None:
             "HF_HUB_OFFLINE", "1")}}
     if ray.is_initialized():
         return
-    if address:
-        _probe(address)
     try:
         if address:
             ray.init(address=address, runtime_env=env, log_to_driver=False,
@@ -125,7 +128,7 @@ def start_ray(address: str | None, workers: int) -> None:
                            "or leave out --ray-address to run Ray on this machine") from exc
 
 
-def _probe(address: str) -> None:
+def probe(address: str) -> None:
     """Fail fast on a `host:port` nobody listens on (ray.init would retry for minutes)."""
     host, sep, port = address.rpartition(":")
     if not sep or "://" in address or not port.isdigit():
