@@ -155,6 +155,14 @@ def main() -> int:
     return 0
 
 
+def knob_table(rows: list[dict]) -> list[str]:
+    out = ["| nprobe | rerank | recall@10 | QPS (1 thread) |", "|---|---|---|---|"]
+    for row in rows:
+        k, mark = row["knobs"], " (default)" if row["default"] else ""
+        out.append(f"| {k['nprobe']}{mark} | {k['rerank']} | {row['recall@10']} | {row['qps']} |")
+    return out
+
+
 def table(r: dict) -> str:
     b = r["bytes_per_vector"]
     lines = [f"# ivfpq-disk at {r['vectors']:,} vectors ({r['spec']})", "",
@@ -170,22 +178,10 @@ def table(r: dict) -> str:
              "- serving process (psutil, MiB; file-backed = mapped pages of the index files "
              f"that the queries touched, reclaimable page cache): before open {r['before_open']}"
              f", after open {r['after_open']} ({r['open_s']} s), after the sweep "
-             f"{r['after_queries']}", "",
-             "| nprobe | rerank | recall@10 | QPS (1 thread) |", "|---|---|---|---|"]
-    for row in r["rows"]:
-        k = row["knobs"]
-        mark = " (default)" if row["default"] else ""
-        lines.append(f"| {k['nprobe']}{mark} | {k['rerank']} | {row['recall@10']} | "
-                     f"{row['qps']} |")
+             f"{r['after_queries']}", "", *knob_table(r["rows"])]
     ram = r["ivfpq_in_ram"]
     lines += ["", f"Side by side in the same run: `ivfpq` ({ram['spec']}, every vector in RAM), "
-              f"built in {ram['build_s']} s:", "",
-              "| nprobe | rerank | recall@10 | QPS (1 thread) |", "|---|---|---|---|"]
-    for row in ram["rows"]:
-        k = row["knobs"]
-        mark = " (default)" if row["default"] else ""
-        lines.append(f"| {k['nprobe']}{mark} | {k['rerank']} | {row['recall@10']} | "
-                     f"{row['qps']} |")
+              f"built in {ram['build_s']} s:", "", *knob_table(ram["rows"])]
     lines += ["", "Warm page cache (the folder was just written); a cold disk adds a read per "
               "list visited and per re-ranked row."]
     return "\n".join(lines) + "\n"
