@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -124,6 +125,7 @@ def test_build_through_ray_address_of_a_real_head(tmp_path, tiny_model_dir, docs
         finally:  # ... and whatever of its session is left goes too
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(head.pid, signal.SIGKILL)
+            shutil.rmtree(f"/tmp/ray-{port}", ignore_errors=True)
 
 
 def test_unreachable_address_is_one_clear_error(tmp_path, tiny_encoder, docs):
