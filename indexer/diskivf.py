@@ -178,6 +178,9 @@ class DiskIVFPQ:
         flags = faiss.IO_FLAG_ONDISK_SAME_DIR | faiss.IO_FLAG_READ_ONLY
         with _quiet():
             ivf = _owned(faiss.read_index(str(folder / INDEX), flags))
+        # faiss starts prefetch threads on every search by default; measured here they cost
+        # ~2.6 ms a query against 0.14 ms without (30k vectors, warm page cache)
+        faiss.downcast_InvertedLists(ivf.invlists).prefetch_nthread = 0
         rows = np.load(folder / RERANK, mmap_mode="r", allow_pickle=False)
         if rows.dtype != np.float32 or rows.ndim != 2 or rows.shape[1] != ivf.d:
             raise ValueError(f"{folder / RERANK} holds {rows.dtype} {rows.shape}, not float32 "
