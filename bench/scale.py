@@ -22,7 +22,7 @@ from pathlib import Path
 from benchkit import data_dir, machine, write_results
 
 from common import bertscope_home
-from indexer import build_index, read_corpus
+from indexer import build_index, raybuild, read_corpus
 
 
 def one_build(docs, engine: str, workers: int) -> dict:
@@ -48,7 +48,10 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--docs", type=int, default=300)
     p.add_argument("--workers", default="1,2")
+    p.add_argument("--per-shard", type=int, default=raybuild.DOCS_PER_SHARD,
+                   help="documents per Ray shard (enough shards to keep every worker busy)")
     args = p.parse_args()
+    raybuild.DOCS_PER_SHARD = args.per_shard
     import torch
 
     torch.set_num_threads(1)  # the local build's encoder: one thread, as each Ray actor
@@ -57,7 +60,8 @@ def main() -> int:
     rows[0]["what"] = "fixed cost (2 documents)"
     rows.append(one_build(docs, "local", 1))
     rows += [one_build(docs, "ray", int(w)) for w in args.workers.split(",")]
-    payload = {"corpus": f"first {len(docs)} SciFact abstracts", "model": "minilm",
+    payload = {"corpus": f"first {len(docs)} SciFact abstracts, {args.per_shard} per Ray shard",
+               "model": "minilm",
                "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                "args": " ".join(sys.argv[1:]), "rows": rows}
     write_results("scale", payload, table(payload))
