@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 from common import check_path, write_atomic
@@ -31,6 +30,7 @@ from .presets import create, spec_for, train_and_add
 from .validation import check_build_args, check_document_list
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
+ENGINES = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -59,19 +59,30 @@ def build_index(
     shard_size: int = SHARD_SIZE,
     progress: Callable[[BuildProgress], None] | None = None,
     source: str | None = None,
+    engine: str = "local",
+    workers: int = 1,
+    ray_address: str | None = None,
 ) -> SemanticIndex:
     """Build (or rebuild) the index at `out` and publish it; returns it opened.
 
     `corpus` is a path any reader takes (see `read_corpus`) or a list of documents; `model` an
     `Encoder` or a name / folder for `load_encoder`. Bad rows are skipped and listed in the
     manifest (`corpus_options.on_error="fail"` raises instead). `source` describes the corpus
-    in the manifest (default: its path).
+    in the manifest (default: its path). `engine="ray"` chunks and embeds on Ray (`workers`
+    actors; `ray_address`: join that cluster, else Ray runs on this machine), see `raybuild`.
     """
     from encoder import Encoder, load_encoder
 
+    if engine not in ENGINES:
+        raise ValueError(f"Invalid build engine {engine!r}. Valid: {', '.join(ENGINES)}")
+    clock = time.perf_counter()
     out = check_path(out, "out", "a folder path for the index")
     base = store.check_target(out)  # before anything is read, encoded or written
     check_build_args(preset, batch_size, shard_size, progress)
+    if engine == "ray" and ray_address:
+        from .raybuild import probe
+
+        probe(ray_address)  # an unreachable cluster fails before the corpus is read
     report_progress = progress or (lambda p: None)
     chunking = chunking or ChunkingConfig()
     if not isinstance(chunking, ChunkingConfig):
@@ -82,19 +93,39 @@ def build_index(
     if not report.documents:
         raise report.unusable(source)
     report_progress(BuildProgress("read", 1, 1))
+    stages = {"read_s": time.perf_counter() - clock}
     enc = model if isinstance(model, Encoder) else load_encoder(model)
     docs = report.documents
-    report_progress(BuildProgress("chunk", 0, len(docs)))
-    chunks = chunk_documents(enc, docs, chunking)
-    report_progress(BuildProgress("chunk", len(docs), len(docs)))
-
     new_folder = not out.exists()
-    work = _shards_folder(out, _shards_key(enc, chunks, shard_size, batch_size))
+    if engine == "ray":
+        from . import raybuild
+
+        key = raybuild.shards_key(enc.fingerprint, docs, chunking, raybuild.DOCS_PER_SHARD)
+        work = _shards_folder(out, f"ray-{key}")
+
+        def encode():
+            return raybuild.encode_on_ray(enc, docs, chunking, batch_size, work.path, workers,
+                                          ray_address, report_progress,
+                                          raybuild.DOCS_PER_SHARD)
+    else:
+        clock = time.perf_counter()
+        report_progress(BuildProgress("chunk", 0, len(docs)))
+        chunks = chunk_documents(enc, docs, chunking)
+        report_progress(BuildProgress("chunk", len(docs), len(docs)))
+        stages["chunk_s"] = time.perf_counter() - clock
+        work = _shards_folder(out, _shards_key(enc, chunks, shard_size, batch_size))
+
+        def encode():
+            return chunks, _encode_resumable(enc, docs, chunks, work.path, batch_size,
+                                             shard_size, report_progress), {}
     try:
-        vectors = _encode_resumable(enc, docs, chunks, work.path, batch_size, shard_size,
-                                    report_progress)
+        clock = time.perf_counter()
+        chunks, vectors, ray_stages = encode()
+        stages.update(ray_stages, encode_s=time.perf_counter() - clock)
+        build = {"engine": engine, "workers": workers if engine == "ray" else 1,
+                 "stages": stages}
         built = _publish(out, base, enc, docs, chunks, vectors, preset, chunking, report,
-                         source, report_progress)
+                         source, report_progress, build)
     except BaseException:
         if any(work.path.glob("shard-*.npy")):
             work.release()  # kept for a re-run until a build publishes
@@ -118,14 +149,18 @@ def _shards_folder(out: Path, key: str) -> store.Private:
 
 
 def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, report,
-             source, report_progress) -> SemanticIndex:
-    """FAISS, SQLite and BM25 made in a staging folder and published as the next version."""
+             source, report_progress, build: dict) -> SemanticIndex:
+    """FAISS, SQLite and BM25 made in a staging folder and published as the next version;
+    `build` (engine, workers, seconds per stage) goes into the manifest."""
+    clock = time.perf_counter()
     report_progress(BuildProgress("index", 0, len(chunks)))
     spec = spec_for(preset, len(chunks), enc.dim)
     index = create(spec, enc.dim)
     ids = np.arange(len(chunks), dtype=np.int64)
     train_and_add(index, vectors, ids)
     report_progress(BuildProgress("index", len(chunks), len(chunks)))
+    build["stages"]["index_s"] = time.perf_counter() - clock
+    clock = time.perf_counter()
 
     report_progress(BuildProgress("save", 0, 1))
     lex = [tokenize(c.encoded) for c in chunks]
@@ -141,8 +176,11 @@ def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, ch
         fields = _manifest(enc, spec, chunking, report, source)
         fields.update(counts=db.counts(conn), metadata_fields=db.field_types(conn))
         conn.close()
-        faiss.write_index(index, str(staging.file("faiss")))
+        store.write_vectors(index, staging.file("faiss"))
         lexical.save(staging.file("bm25"))
+        build["stages"]["write_s"] = time.perf_counter() - clock
+        fields["build"] = {**build, "stages": {k: round(v, 3) for k, v in
+                                               build["stages"].items()}}
         manifest, token = store.publish(out, staging, fields, base)
     except store.StaleBase as exc:
         staging.discard()

@@ -20,7 +20,7 @@ from .documents import Document
 from .errors import ConcurrentWriteError
 from .lexical import LexicalIndex, tokenize
 from .presets import Spec, create, train_and_add
-from .store import Staging
+from .store import Staging, write_vectors
 
 
 class WorkingCopy:
@@ -103,8 +103,12 @@ class WorkingCopy:
         if not dropped:
             return 0
         live = np.asarray(db.live_chunk_ids(self.conn), dtype=np.int64)
-        vecs = np.vstack([self.vectors.reconstruct(int(i)) for i in live]) if len(live) else \
-            np.empty((0, self.dim), dtype=np.float32)
+        if not len(live):
+            vecs = np.empty((0, self.dim), dtype=np.float32)
+        elif hasattr(self.vectors, "vectors_of"):  # ivfpq-disk: read from its mapped rows
+            vecs = self.vectors.vectors_of(live)
+        else:
+            vecs = np.vstack([self.vectors.reconstruct(int(i)) for i in live])
         fresh = create(self.spec, self.dim)
         if len(live):
             train_and_add(fresh, vecs, live)
@@ -139,7 +143,7 @@ class WorkingCopy:
     # -- publication -------------------------------------------------------------------------
     def stage(self, lexical: LexicalIndex) -> None:
         """Write the FAISS and BM25 files beside the SQLite copy, and close the copy."""
-        faiss.write_index(self.vectors, str(self.staging.file("faiss")))
+        write_vectors(self.vectors, self.staging.file("faiss"))
         bm25 = self.staging.file("bm25")
         if bm25.exists():  # from an earlier save that failed
             shutil.rmtree(bm25)
@@ -157,7 +161,7 @@ class WorkingCopy:
 
 
 def _removable(spec: Spec) -> bool:
-    return spec.preset not in ("hnsw", "ivfpq")
+    return spec.preset not in ("hnsw", "ivfpq", "ivfpq-disk")
 
 
 def _remove(index: faiss.Index, ids: np.ndarray) -> None:

@@ -36,7 +36,7 @@ def cmd_build(args) -> int:
         args.corpus, args.out, model=args.model, preset=args.index,
         corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
-        progress=StageBar(),
+        progress=StageBar(), engine=args.engine, workers=args.workers, ray_address=args.ray_address,
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)

@@ -41,6 +41,11 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--overlap", type=NON_NEGATIVE, default=32)
     b.add_argument("--no-title", action="store_true", help="do not prepend titles to chunks")
     b.add_argument("--shard-size", type=POSITIVE, default=1024, help="chunks per resumable shard")
+    b.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="ray: chunk and embed on Ray Data actors (see --workers, --ray-address)")
+    b.add_argument("--workers", type=POSITIVE, default=2, help="--engine ray: encoder actors")
+    b.add_argument("--ray-address", help="--engine ray: join this cluster (ray start --head "
+                   "prints it); default: start Ray on this machine")
 
     s = sub.add_parser("search", help="search an index; print hits or write a TREC run")
     s.add_argument("index")

@@ -9,12 +9,15 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-PRESETS = ("flat", "hnsw", "ivf", "ivfpq", "sq8", "auto")
+from .diskivf import DiskIVFPQ, DiskParams
+
+PRESETS = ("flat", "hnsw", "ivf", "ivfpq", "ivfpq-disk", "sq8", "auto")
 KNOBS = ("nprobe", "efSearch", "rerank")
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 128
 RERANK = 8  # ivfpq: exact re-ranking of rerank * k shortlisted vectors
+DISK_NPROBE, DISK_RERANK = 16, 16  # ivfpq-disk: cheaper nprobe (nlist/64), a longer shortlist
 
 
 @dataclass(frozen=True)
@@ -54,16 +57,21 @@ def spec_for(preset: str, n: int, dim: int) -> Spec:
     nprobe = min(nlist, max(16, nlist // 8))  # recall@10 ≈ 0.95+ on real minilm vectors
     if preset == "ivf":
         return Spec(preset, f"IDMap2,IVF{nlist},Flat", {"nprobe": nprobe})
-    # ivfpq: m sub-quantisers of 8 bits (fewer bits where training points are scarce)
+    # m sub-quantisers of 8 bits (fewer bits where training points are scarce)
     m = next(m for m in (dim // 8, dim // 4, dim // 2, dim) if m and dim % m == 0)
     bits = 8 if n >= 256 * 39 else max(4, min(8, int(math.log2(max(n // 39, 16)))))
     if n < 2**bits:
-        raise ValueError(f"ivfpq needs at least {2**bits} vectors, got {n}: use preset flat")
+        raise ValueError(f"{preset} needs at least {2**bits} vectors, got {n}: use preset flat")
+    if preset == "ivfpq-disk":  # lists and re-rank vectors on disk (see diskivf)
+        return Spec(preset, f"IVF{nlist},PQ{m}x{bits}",
+                    {"nprobe": min(nlist, max(DISK_NPROBE, nlist // 64)), "rerank": DISK_RERANK})
     factory = f"IDMap2,IVF{nlist},PQ{m}x{bits},RFlat"
     return Spec(preset, factory, {"nprobe": nprobe, "rerank": RERANK})
 
 
-def create(spec: Spec, dim: int) -> faiss.Index:
+def create(spec: Spec, dim: int) -> faiss.Index | DiskIVFPQ:
+    if spec.preset == "ivfpq-disk":
+        return DiskIVFPQ.create(spec.factory, dim)
     index = faiss.index_factory(dim, spec.factory, faiss.METRIC_INNER_PRODUCT)
     hnsw = _find(index, faiss.IndexHNSW)
     if hnsw is not None:
@@ -93,7 +101,7 @@ def train_and_add(index: faiss.Index, vectors: np.ndarray, ids: np.ndarray, seed
 
 def _find(index: faiss.Index, cls):
     """The first sub-index of type `cls` under IDMap / Refine wrappers, or None."""
-    seen = index
+    seen = index.ivf if isinstance(index, DiskIVFPQ) else index
     for _ in range(4):
         seen = faiss.downcast_index(seen)
         if isinstance(seen, cls):
@@ -138,6 +146,8 @@ def search_params(spec: Spec, knobs: dict[str, int], sel: faiss.IDSelector | Non
         outer = sel
         sel = faiss.IDSelectorTranslated(faiss.downcast_index(index).id_map, outer)
         sel._outer = outer
+    if spec.preset == "ivfpq-disk":
+        return DiskParams(knobs["nprobe"], knobs["rerank"], sel)
     if spec.preset == "hnsw":
         return faiss.SearchParametersHNSW(efSearch=knobs["efSearch"], sel=sel)
     if spec.preset == "ivf":

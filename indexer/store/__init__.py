@@ -19,6 +19,7 @@ leaves the old version current. Indexes from before version folders (`vectors-<v
 from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, now, read_manifest
 from .publishing import BUILD, Private, Staging, StaleBase, publish, remove_private
 from .target import check_target
+from .vectors import read_vectors, write_vectors
 from .version import Version, open_version
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "now",
     "open_version",
     "publish",
+    "read_vectors",
     "read_manifest",
     "remove_private",
+    "write_vectors",
 ]

@@ -16,6 +16,7 @@ from .. import db
 from ..errors import CorruptIndexError, IndexerError
 from ..lexical import LexicalIndex
 from .manifest import MANIFEST, ROLES, entry_path, read_manifest, read_raw, rebuild_hint, token
+from .vectors import read_vectors
 
 RETRIES = 20
 LEGACY_CHECKSUM = "blake2b-160"  # manifests written before entries named their algorithm
@@ -77,7 +78,7 @@ def _load(folder: Path, manifest: dict, verify: bool):
     for role, path in paths.items():
         check_file(folder, role, path, manifest["files"][role], verify)
     conn = _read(folder, "sqlite", paths["sqlite"], db.open_readonly)
-    vectors = _read(folder, "faiss", paths["faiss"], lambda p: faiss.read_index(str(p)))
+    vectors = _read(folder, "faiss", paths["faiss"], read_vectors)
     lexical = _read(folder, "bm25", paths["bm25"], LexicalIndex.load)
     return vectors, conn, lexical
 

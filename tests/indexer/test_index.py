@@ -178,7 +178,7 @@ def test_k_beyond_corpus_returns_everything(flat_index, tiny_encoder):
     ({"queries": "ok", "filter": {"topic": {"near": 1}}}, "Invalid filter operator"),
     ({"queries": "ok", "nprobe": 4}, "does not apply to preset 'flat'"),
     ({"queries": "ok", "mode": "hybrid", "fusion": "borda"}, "Valid: rrf, minmax, zscore"),
-    ({"queries": "ok", "mode": "hybrid", "weights": (float("nan"), 1)}, "dense weight must be a finite"),
+    ({"queries": "ok", "mode": "hybrid", "weights": (float("nan"), 1)}, "dense weight must be"),
     ({"queries": "ok", "mode": "hybrid", "weights": (0, 0)}, "make at least one positive"),
     ({"queries": "ok", "mode": "hybrid", "weights": (1, 1, 1)}, "must be a pair"),
 ])

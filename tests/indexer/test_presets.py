@@ -32,7 +32,8 @@ def recall_at_k(found: np.ndarray, truth: np.ndarray) -> float:
 
 
 @pytest.mark.parametrize("preset,floor", [("flat", 1.0), ("hnsw", 0.95), ("ivf", 0.95),
-                                          ("sq8", 0.95), ("ivfpq", 0.9)])
+                                          ("sq8", 0.95), ("ivfpq", 0.9),
+                                          ("ivfpq-disk", 0.9)])
 def test_preset_agrees_with_exact_search(data, preset, floor):
     base, ids, queries, truth = data
     spec = spec_for(preset, N, DIM)

@@ -20,7 +20,7 @@ def test_public_api_is_pinned():
     assert all(inspect.isfunction(getattr(indexer, n)) for n in functions)
     classes = set(indexer.__all__) - set(errors) - set(functions) - {"FUSIONS", "MODES", "PRESETS"}
     assert all(inspect.isclass(getattr(indexer, n)) for n in classes)
-    assert indexer.PRESETS == ("flat", "hnsw", "ivf", "ivfpq", "sq8", "auto")
+    assert indexer.PRESETS == ("flat", "hnsw", "ivf", "ivfpq", "ivfpq-disk", "sq8", "auto")
     assert indexer.MODES == ("dense", "lexical", "hybrid")
     assert indexer.FUSIONS == ("rrf", "minmax", "zscore")
     assert not hasattr(indexer.SemanticIndex, "build")  # build_index is the one way to build

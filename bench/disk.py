@@ -1,0 +1,191 @@
+"""`ivfpq-disk` at 1M vectors: build time, recall@10 against exact search at default knobs and
+over a small knob sweep, single-thread QPS, and the memory of a separate process serving it.
+
+    PYTHONPATH=. BERTSCOPE_DATA=/work/shared/data HF_HUB_OFFLINE=1 /work/wt/quiet.sh \
+        .venv/bin/python bench/disk.py [--size 1000000] [--corpora scifact,thucnews]
+
+Vectors are made the way bench/search.py makes them (its `real_vectors`, `grow`, held-out noisy
+queries), from the corpora named; `--partial` corpora use the finished shards of an unfinished
+encoding. The index is built in memory, written as the vectors folder of `ivfpq-disk` and then
+opened by a fresh process (`--serve`), which reports its RSS (psutil) before and after the
+queries: the lists and re-rank rows are mapped files, so they count in RSS only as the pages the
+queries touch (shared, file-backed), never as private memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import faiss
+import numpy as np
+from benchkit import machine, write_results
+from search import grow, qps, real_vectors, recall
+
+from common import bertscope_home
+from indexer.diskivf import INDEX, LISTS, RERANK, DiskIVFPQ
+from indexer.presets import check_knobs, create, search_params, spec_for, train_and_add
+
+K = 10
+SWEEP = [(8, 16), (16, 16), (32, 16), (64, 16), (16, 32), (32, 32), (64, 32), (128, 32)]
+
+
+def serve(folder: Path, queries: np.ndarray, truth: np.ndarray, spec_json: str) -> dict:
+    """In this (fresh) process: open the folder, measure RSS, queries, RSS again."""
+    import psutil
+
+    from indexer.presets import Spec
+
+    proc = psutil.Process()
+    faiss.omp_set_num_threads(1)
+    before = proc.memory_full_info()
+    start = time.perf_counter()
+    index = DiskIVFPQ.read(folder)
+    open_s = time.perf_counter() - start
+    opened = proc.memory_full_info()
+    spec = Spec(**json.loads(spec_json))
+    rows = []
+    for knobs in [{}] + [{"nprobe": p, "rerank": r} for p, r in SWEEP]:
+        full = check_knobs(spec, knobs)
+        params = search_params(spec, full, None, index)
+        speed, found = qps(lambda q, params=params: index.search(q, K, params)[1], queries)
+        rows.append({"knobs": full, "default": not knobs, "qps": round(speed, 1),
+                     "recall@10": round(recall(found, truth), 4)})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    after = proc.memory_full_info()
+
+    def mb(info) -> dict:  # file-backed: mapped pages (page cache); anonymous: the process's own
+        return {"rss": round(info.rss / 2**20, 1), "file_backed": round(info.shared / 2**20, 1),
+                "anonymous": round((info.rss - info.shared) / 2**20, 1)}
+
+    return {"open_s": round(open_s, 2), "before_open": mb(before), "after_open": mb(opened),
+            "after_queries": mb(after), "rows": rows}
+
+
+def in_ram_ivfpq(base: np.ndarray, queries: np.ndarray, truth: np.ndarray, threads: int) -> dict:
+    """The `ivfpq` preset (IDMap2 + RFlat: full vectors in RAM) on the same data, same sweep."""
+    spec = spec_for("ivfpq", len(base), base.shape[1])
+    faiss.omp_set_num_threads(threads)
+    start = time.perf_counter()
+    index = create(spec, base.shape[1])
+    train_and_add(index, base, np.arange(len(base), dtype=np.int64))
+    out = {"spec": spec.factory, "build_s": round(time.perf_counter() - start, 1), "rows": []}
+    faiss.omp_set_num_threads(1)
+    for knobs in [{}] + [{"nprobe": p, "rerank": r} for p, r in SWEEP]:
+        full = check_knobs(spec, knobs)
+        params = search_params(spec, full, None, index)
+        speed, found = qps(lambda q, params=params: index.search(q, K, params=params)[1],
+                           queries)
+        out["rows"].append({"knobs": full, "default": not knobs, "qps": round(speed, 1),
+                            "recall@10": round(recall(found, truth), 4)})
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--size", type=int, default=1_000_000)
+    p.add_argument("--corpora", default="thucnews,scifact,20newsgroups")
+    p.add_argument("--partial", default="", help="corpora whose finished shards may be used")
+    p.add_argument("--queries", type=int, default=300)
+    p.add_argument("--threads", type=int, default=2, help="threads for building (queries: 1)")
+    p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA", "/work/shared/data"))
+    p.add_argument("--serve", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.serve:
+        work = Path(args.serve)
+        out = serve(work / "vectors", np.load(work / "queries.npy"), np.load(work / "truth.npy"),
+                    (work / "spec.json").read_text())
+        print(json.dumps(out))
+        return 0
+
+    home = bertscope_home() / "bench"
+    parts, used = [], []
+    for name in args.corpora.split(","):
+        vecs = real_vectors(name, Path(args.data), None, home, name in args.partial.split(","))
+        parts.append(vecs)
+        used.append(f"{name}: {len(vecs)} chunks")
+    real = np.vstack(parts)
+    rng = np.random.default_rng(0)  # held-out queries exactly as bench/search.py makes them
+    order = rng.permutation(len(real))
+    held = real[order[: args.queries]].copy()
+    queries = held + rng.normal(0, 0.02, held.shape).astype(np.float32)
+    faiss.normalize_L2(queries)
+    base = grow(real[order[args.queries :]], args.size, np.random.default_rng(1))
+    n, dim = base.shape
+    print(f"{n} vectors from {', '.join(used)}", flush=True)
+
+    exact = faiss.IndexFlatIP(dim)
+    exact.add(base)
+    faiss.omp_set_num_threads(args.threads)
+    _, truth = exact.search(queries, K)
+    del exact
+    in_ram = in_ram_ivfpq(base, queries, truth, args.threads)  # side by side, same load
+    spec = spec_for("ivfpq-disk", n, dim)
+    with tempfile.TemporaryDirectory(dir=bertscope_home()) as tmp:
+        work = Path(tmp)
+        start = time.perf_counter()
+        index = create(spec, dim)
+        train_and_add(index, base, np.arange(n, dtype=np.int64))
+        trained_added = time.perf_counter() - start
+        index.write(work / "vectors")
+        build_s = time.perf_counter() - start
+        del index, base
+        sizes = {name: (work / "vectors" / name).stat().st_size for name in (INDEX, LISTS, RERANK)}
+        np.save(work / "queries.npy", queries)
+        np.save(work / "truth.npy", truth)
+        (work / "spec.json").write_text(json.dumps(spec.__dict__))
+        done = subprocess.run([sys.executable, __file__, "--serve", str(work)], check=True,
+                              capture_output=True, text=True)
+        served = json.loads(done.stdout.strip().splitlines()[-1])
+    payload = {"vectors": n, "from": used, "spec": spec.factory, "default_knobs": spec.knobs,
+               "build_s": round(build_s, 1), "train_and_add_s": round(trained_added, 1),
+               "write_s": round(build_s - trained_added, 1),
+               "bytes_per_vector": {k: round(v / n, 1) for k, v in sizes.items()},
+               "build_threads": args.threads, "machine": machine(), "args": " ".join(sys.argv[1:]),
+               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **served,
+               "ivfpq_in_ram": in_ram}
+    write_results("disk", payload, table(payload))
+    print(table(payload))
+    return 0
+
+
+def knob_table(rows: list[dict]) -> list[str]:
+    out = ["| nprobe | rerank | recall@10 | QPS (1 thread) |", "|---|---|---|---|"]
+    for row in rows:
+        k, mark = row["knobs"], " (default)" if row["default"] else ""
+        out.append(f"| {k['nprobe']}{mark} | {k['rerank']} | {row['recall@10']} | {row['qps']} |")
+    return out
+
+
+def table(r: dict) -> str:
+    b = r["bytes_per_vector"]
+    lines = [f"# ivfpq-disk at {r['vectors']:,} vectors ({r['spec']})", "",
+             "`PYTHONPATH=. BERTSCOPE_DATA=/work/shared/data HF_HUB_OFFLINE=1 /work/wt/quiet.sh "
+             ".venv/bin/python bench/disk.py " + r["args"] + "`", "",
+             f"- vectors: {', '.join(r['from'])}, grown as bench/search.py grows them; "
+             "300 held-out noisy queries", f"- date {r['date']}; {r['machine']}",
+             f"- build {r['build_s']} s with {r['build_threads']} threads (train + add "
+             f"{r['train_and_add_s']} s, writing the folder {r['write_s']} s)",
+             f"- bytes per vector: {b[INDEX]} in `{INDEX}` (centroids, PQ tables: read into "
+             f"RAM), {b[LISTS]} in `{LISTS}` (PQ codes + ids, mapped), {b[RERANK]} in "
+             f"`{RERANK}` (float re-rank rows, mapped, on disk)",
+             "- serving process (psutil, MiB; file-backed = mapped pages of the index files "
+             f"that the queries touched, reclaimable page cache): before open {r['before_open']}"
+             f", after open {r['after_open']} ({r['open_s']} s), after the sweep "
+             f"{r['after_queries']}", "", *knob_table(r["rows"])]
+    ram = r["ivfpq_in_ram"]
+    lines += ["", f"Side by side in the same run: `ivfpq` ({ram['spec']}, every vector in RAM), "
+              f"built in {ram['build_s']} s:", "", *knob_table(ram["rows"])]
+    lines += ["", "Warm page cache (the folder was just written); a cold disk adds a read per "
+              "list visited and per re-ranked row."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

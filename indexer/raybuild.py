@@ -1,0 +1,221 @@
+"""The Ray build (`--engine ray`): the corpus is read and checked on the driver exactly as the
+local build reads it; shards of documents go through Ray Data, where an actor pool (each actor
+loads the encoder once) chunks and embeds them and writes each shard's vectors and chunk rows as
+files; the driver then assembles them in document order and publishes through the same code as
+the local build, so the result is an ordinary index. Finished shards are files a re-run skips.
+
+On a cluster (`address`), the index folder must be a path every node sees (a shared filesystem)
+and every node needs this repository and its requirements at the same path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+import numpy as np
+
+from common import write_atomic
+
+from .chunking import Chunk, ChunkingConfig, chunk_documents
+from .documents import Document
+from .errors import IndexerError
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS_PER_SHARD = 256
+TOKEN = Path.home() / ".ray" / "auth_token"  # Ray's default token file
+
+
+class ShardWorker:
+    """A Ray Data actor: loads the encoder once, then chunks, embeds and writes whole shards."""
+
+    def __init__(self, model: str, chunking: dict, batch_size: int, work: str) -> None:
+        import torch
+
+        from encoder import load_encoder
+
+        torch.set_num_threads(1)  # one CPU per actor
+        self.enc = load_encoder(model)
+        self.chunking = ChunkingConfig(**chunking)
+        self.batch_size = batch_size
+        self.work = Path(work)
+
+    def __call__(self, batch: dict) -> dict:
+        out = {"shard": [], "chunks": [], "chunk_s": [], "embed_s": []}
+        for shard, docs_json in zip(batch["shard"], batch["docs"], strict=True):
+            docs = [Document(**d) for d in json.loads(docs_json)]
+            start = time.perf_counter()
+            chunks = chunk_documents(self.enc, docs, self.chunking)
+            chunked = time.perf_counter()
+            vecs = embed(self.enc, [c.encoded for c in chunks], self.batch_size)
+            write_shard(self.work, int(shard), chunks, vecs)
+            out["shard"].append(int(shard))
+            out["chunks"].append(len(chunks))
+            out["chunk_s"].append(chunked - start)
+            out["embed_s"].append(time.perf_counter() - chunked)
+        return {k: np.asarray(v) for k, v in out.items()}
+
+
+def embed(enc, texts: list[str], batch_size: int) -> np.ndarray:
+    """Passage vectors, longest texts batched together (as the local build does)."""
+    order = np.argsort([-len(t) for t in texts], kind="stable")
+    vecs = np.empty((len(texts), enc.dim), dtype=np.float32)
+    for at in range(0, len(texts), batch_size * 4):
+        rows = order[at : at + batch_size * 4]
+        vecs[rows] = enc.encode([texts[i] for i in rows], prompt="passage",
+                                batch_size=batch_size)
+    return vecs
+
+
+def shard_paths(work: Path, shard: int) -> tuple[Path, Path]:
+    return work / f"shard-{shard:06d}.npy", work / f"shard-{shard:06d}.chunks.json"
+
+
+def write_shard(work: Path, shard: int, chunks: list[Chunk], vecs: np.ndarray) -> None:
+    """Chunk rows first, vectors last: a shard counts as finished once its .npy exists."""
+    vec_path, rows_path = shard_paths(work, shard)
+    rows = [[c.doc_id, c.chunk_no, c.start, c.end, c.text, c.encoded] for c in chunks]
+    with write_atomic(rows_path) as fh:
+        fh.write(json.dumps(rows, ensure_ascii=False).encode("utf-8"))
+    with write_atomic(vec_path) as fh:
+        np.save(fh, vecs, allow_pickle=False)
+
+
+def read_shard(work: Path, shard: int) -> tuple[list[Chunk], np.ndarray]:
+    vec_path, rows_path = shard_paths(work, shard)
+    rows = json.loads(rows_path.read_text(encoding="utf-8"))
+    return [Chunk(*r) for r in rows], np.load(vec_path, allow_pickle=False)
+
+
+def shards_key(fingerprint: str, docs: list[Document], chunking: ChunkingConfig,
+               per_shard: int) -> str:
+    """Names the shard folder: the same encoder, settings and documents find the same shards."""
+    key = hashlib.blake2b(digest_size=10)
+    key.update(f"ray|{fingerprint}|{per_shard}|{json.dumps(chunking.to_dict())}".encode())
+    for d in docs:
+        key.update(json.dumps([d.id, d.title, d.text], ensure_ascii=False).encode() + b"\0")
+    return key.hexdigest()
+
+
+def start_ray(address: str | None, workers: int) -> None:
+    """Join the cluster at `address`, or start Ray on this machine with `workers` CPUs."""
+    if address and "RAY_AUTH_MODE" not in os.environ and TOKEN.exists():
+        # `ray start` turns token authentication on when this file exists; do as it does
+        # (before Ray is imported: it reads the mode then)
+        os.environ["RAY_AUTH_MODE"] = "token"
+    import ray
+
+    env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [
+        str(REPO), os.environ.get("PYTHONPATH")])), "OMP_NUM_THREADS": "1",
+        "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": os.environ.get(
+            "HF_HUB_OFFLINE", "1")}}
+    if ray.is_initialized():
+        return
+    try:
+        if address:
+            ray.init(address=address, runtime_env=env, log_to_driver=False,
+                     logging_level="ERROR")
+        else:
+            ray.init(num_cpus=workers, runtime_env=env, include_dashboard=False,
+                     log_to_driver=False, logging_level="ERROR")
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise IndexerError(f"cannot reach a Ray cluster at {address!r} ({str(exc)[:160]}): "
+                           "start one with `ray start --head` and pass the address it prints, "
+                           "or leave out --ray-address to run Ray on this machine") from exc
+
+
+def probe(address: str) -> None:
+    """Fail fast on a `host:port` nobody listens on (ray.init would retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # `auto`, `ray://...`: left to Ray
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise IndexerError(f"cannot reach a Ray cluster at {address!r} ({exc.strerror or exc}): "
+                           "start one with `ray start --head` and pass the address it prints, "
+                           "or leave out --ray-address to run Ray on this machine") from exc
+
+
+def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: int,
+               chunking: ChunkingConfig, batch_size: int, work: Path, workers: int,
+               on_shard) -> dict:
+    """Chunk + embed the `pending` shards on Ray; `on_shard(shard, chunks)` as each finishes.
+    Returns summed per-stage worker seconds."""
+    import ray.data
+
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False  # the build reports its own progress
+    ctx.print_on_execution_start = False
+    items = [{"shard": s, "docs": json.dumps(
+        [d.__dict__ for d in docs[s * per_shard : (s + 1) * per_shard]], ensure_ascii=False)}
+        for s in pending]
+    ds = ray.data.from_items(items, override_num_blocks=max(1, len(items)))
+    ds = ds.map_batches(ShardWorker, batch_size=1, num_cpus=1,
+                        compute=ray.data.ActorPoolStrategy(size=min(workers, len(items))),
+                        fn_constructor_kwargs={"model": model, "chunking": chunking.to_dict(),
+                                               "batch_size": batch_size, "work": str(work)})
+    totals = {"chunk_s": 0.0, "embed_s": 0.0}
+    try:
+        for row in ds.iter_rows():
+            totals["chunk_s"] += float(row["chunk_s"])
+            totals["embed_s"] += float(row["embed_s"])
+            on_shard(int(row["shard"]), int(row["chunks"]))
+    except Exception as exc:
+        raise IndexerError(f"a Ray worker failed ({type(exc).__name__}: "
+                           f"{str(exc).splitlines()[0][:200] if str(exc) else ''}); the shards "
+                           "finished so far are kept: run the same build again to go on") from exc
+    return totals
+
+
+def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_size: int,
+                  work: Path, workers: int, address: str | None, report_progress,
+                  per_shard: int) -> tuple[list[Chunk], np.ndarray, dict]:
+    """Chunks (document order) and their vectors, made by Ray workers shard by shard into
+    `work`; shards already there are reused. Returns (chunks, vectors, stage seconds)."""
+    from .build import BuildProgress
+
+    n_shards = (len(docs) + per_shard - 1) // per_shard
+    done = {s for s in range(n_shards) if shard_paths(work, s)[0].exists()}
+    pending = [s for s in range(n_shards) if s not in done]
+    resumed = sum(len(docs[s * per_shard : (s + 1) * per_shard]) for s in done)
+    finished, start = [resumed], time.perf_counter()
+    stages: dict[str, float] = {}
+
+    def on_shard(shard: int, _chunks: int) -> None:
+        finished[0] += len(docs[shard * per_shard : (shard + 1) * per_shard])
+        rate = (finished[0] - resumed) / max(time.perf_counter() - start, 1e-9)
+        left = len(docs) - finished[0]
+        report_progress(BuildProgress("encode", finished[0], len(docs), rate,
+                                      left / rate if rate > 0 else None, resumed))
+
+    report_progress(BuildProgress("encode", resumed, len(docs), resumed=resumed))
+    if pending:
+        t = time.perf_counter()
+        start_ray(address, workers)
+        stages["ray_start_s"] = time.perf_counter() - t
+        model = enc.name if _bundled(enc.name) else str(enc.path)
+        t = time.perf_counter()
+        stages.update(run_shards(model, docs, pending, per_shard, chunking, batch_size, work,
+                                 workers, on_shard))
+        stages["shards_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    chunks, parts = [], []
+    for s in range(n_shards):
+        c, v = read_shard(work, s)
+        chunks += c
+        parts.append(v)
+    stages["assemble_s"] = time.perf_counter() - t
+    vectors = np.vstack(parts).astype(np.float32, copy=False) if parts else \
+        np.empty((0, enc.dim), np.float32)
+    return chunks, vectors, {k: round(v, 3) for k, v in stages.items()}
+
+
+def _bundled(name: str) -> bool:
+    from encoder import bundled_names
+
+    return name in bundled_names()

@@ -1,0 +1,135 @@
+"""The Ray build (`engine="ray"`) makes the same index as the local build, resumes from its
+finished shards after an interruption, and joins a real cluster through `--ray-address`.
+Ray runs on 2 CPUs with a tiny random BERT and a small corpus."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from indexer import IndexerError, SemanticIndex, build_index, raybuild
+
+pytest.importorskip("ray")
+QUERIES = ["cats purr", "stocks fell on Monday", "rain tomorrow", "the team won", "postman"]
+
+
+@pytest.fixture(scope="module")
+def ray_cpus():
+    import ray
+
+    yield 2
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def _content(index: SemanticIndex) -> tuple:
+    docs = index.conn.execute("SELECT doc_id, title, text, metadata FROM documents "
+                              "ORDER BY doc_id").fetchall()
+    chunks = index.conn.execute("SELECT chunk_id, doc_id, chunk_no, start, end, lex FROM chunks "
+                                "ORDER BY chunk_id").fetchall()
+    return docs, chunks
+
+
+def _top10(index: SemanticIndex) -> list:
+    return [[(h.doc_id, h.chunk_id, round(h.score, 4)) for h in index.search(q, k=10)]
+            for q in QUERIES]
+
+
+def test_ray_build_equals_local_build(tmp_path, tiny_encoder, docs, _built_flat, ray_cpus,
+                                      monkeypatch):
+    monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 16)  # 60 documents: 4 shards
+    built = build_index(docs, tmp_path / "ray", model=tiny_encoder, preset="flat", engine="ray",
+                        workers=ray_cpus)
+    local = SemanticIndex.open(_built_flat, encoder=tiny_encoder)
+    assert _content(built) == _content(local)
+    assert _top10(built) == _top10(local)
+    manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
+    assert manifest["build"]["engine"] == "ray" and manifest["build"]["workers"] == 2
+    assert {"encode_s", "shards_s", "index_s", "write_s"} <= set(manifest["build"]["stages"])
+    assert local.manifest["build"]["engine"] == "local"
+    assert not list((tmp_path / "ray").glob(".build-*"))  # shards removed once published
+
+
+class Stop(BaseException):
+    """Stands for an interruption (Ctrl-C) of the driver."""
+
+
+@pytest.mark.slow
+def test_interrupted_ray_build_resumes(tmp_path, tiny_encoder, docs, _built_flat, ray_cpus,
+                                       monkeypatch):
+    monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 16)
+    out = tmp_path / "ray"
+
+    def stop_after_first_shard(p):
+        if p.stage == "encode" and p.done > 0:
+            raise Stop
+
+    with pytest.raises(Stop):
+        build_index(docs, out, model=tiny_encoder, preset="flat", engine="ray", workers=1,
+                    progress=stop_after_first_shard)
+    assert not (out / "manifest.json").exists()
+    assert list(out.glob(".build-ray-*/shard-*.npy"))
+    seen = []
+    built = build_index(docs, out, model=tiny_encoder, preset="flat", engine="ray", workers=1,
+                        progress=seen.append)
+    assert max(p.resumed for p in seen) >= 16
+    local = SemanticIndex.open(_built_flat, encoder=tiny_encoder)
+    assert _content(built) == _content(local) and _top10(built) == _top10(local)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_build_through_ray_address_of_a_real_head(tmp_path, tiny_model_dir, docs):
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    port = _free_port()
+    ray = Path(sys.executable).with_name("ray")
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    head = subprocess.Popen([str(ray), "start", "--head", "--block", f"--port={port}",
+                             "--num-cpus=2", "--include-dashboard=false",
+                             f"--temp-dir=/tmp/ray-{port}"], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        cmd = [sys.executable, "-m", "indexer", "build", "--corpus", str(corpus),
+               "--out", str(tmp_path / "index"), "--model", str(tiny_model_dir),
+               "--index", "flat", "--engine", "ray", "--workers", "1",
+               "--ray-address", f"127.0.0.1:{port}"]
+        for _ in range(3):  # the head may still be starting
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+            if done.returncode == 0 or "cannot reach" not in done.stderr:
+                break
+            time.sleep(5)
+        assert done.returncode == 0, done.stderr[-2000:]
+        index = SemanticIndex.open(tmp_path / "index")
+        assert index.manifest["build"]["engine"] == "ray"
+        assert index.stats().documents == len(docs)
+    finally:
+        head.terminate()  # `ray start --block` stops what it started ...
+        try:
+            head.wait(timeout=60)
+        finally:  # ... and whatever of its session is left goes too
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(head.pid, signal.SIGKILL)
+            shutil.rmtree(f"/tmp/ray-{port}", ignore_errors=True)
+
+
+def test_unreachable_address_is_one_clear_error(tmp_path, tiny_encoder, docs):
+    with pytest.raises(IndexerError, match="cannot reach a Ray cluster .*ray start --head"):
+        build_index(docs, tmp_path / "index", model=tiny_encoder, engine="ray",
+                    ray_address=f"127.0.0.1:{_free_port()}")
+    assert not (tmp_path / "index").exists()
