@@ -158,7 +158,7 @@ class Encoder:
         return next_sentence(self, text_a, text_b)
 
     # -- explanation (see explain/) --------------------------------------------------------
-    def explain(self, a: str, b: str, *, method: str = "integrated-jacobians", steps: int = 32,
+    def explain(self, a: str, b: str, *, method: str = "integrated-jacobians", steps: int = 16,
                 prompt_a: str | None = None, prompt_b: str | None = None) -> Explanation:
         """Why `a` and `b` get their cosine: see `encoder.explain.explain`."""
         from .explain import explain

@@ -1,6 +1,6 @@
 """Why two texts match: attributions of a Siamese encoder's cosine to token and word pairs.
 
-`explain(encoder, a, b, method="integrated-jacobians" | "occlusion", steps=32)` → `Explanation`.
+`explain(encoder, a, b, method="integrated-jacobians" | "occlusion", steps=16)` → `Explanation`.
 Always runs on the torch model (gradients); `ExplainError` names what to change otherwise.
 """
 

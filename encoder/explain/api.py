@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..encoder import Encoder
 
 METHODS = ("integrated-jacobians", "occlusion")
-DEFAULT_STEPS = 32
+DEFAULT_STEPS = 16
 
 
 def explain(encoder: Encoder, a: str, b: str, *, method: str = "integrated-jacobians",
