@@ -2,6 +2,7 @@
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/explain.py [--models minilm,e5-multilingual]
         [--sts 12] [--scifact 8] [--steps 16] [--chunk-tokens 64] [--threads 2]
+        [--sets stsb-dev,scifact-train] [--merge]   # --merge: add rows to the existing results
 
 On STS-B dev pairs (gold >= 3, so there is a match to explain) and SciFact train (query, best
 chunk of a relevant abstract) pairs, each model explains each pair with integrated Jacobians and
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from benchkit import data_dir, machine, write_results
+from benchkit import RESULTS, data_dir, machine, write_results
 from explain_curves import GRID, auc, curves_for
 
 from encoder import load_encoder
@@ -73,6 +74,7 @@ def measure(encoder, pairs, prompts, steps: int, seed: int) -> dict:
     mean_curves = {o: np.mean(curves[o], axis=0) for o in ORDERS}
     return {
         "pairs": len(pairs),
+        "steps": steps,
         "auc": {o: auc(mean_curves[o]) for o in ORDERS},
         "auc_wins_vs_random": {o: int(sum(auc(c) < auc(r) for c, r in
                                           zip(curves[o], curves["random"], strict=True)))
@@ -96,15 +98,17 @@ def table(results: dict, meta: dict) -> str:
              "Deletion AUC: mean cosine while the second text's words are removed in each order "
              "(0-100 % removed, 11 points; lower = the order found what the score rests on). "
              "Wins: pairs whose own curve lies below the random order's.", "",
-             "| model | set | pairs | AUC IJ | AUC occlusion | AUC attention | AUC random | "
+             "| model | set | pairs | steps | AUC IJ | AUC occlusion | AUC attention | "
+             "AUC random | "
              "wins IJ / occl / attn | rel. completeness error median / p90 / max | "
              "s per IJ explanation (median, max) | s per occlusion |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key, r in results.items():
         model, dataset = key.split("|")
         a, w, e, s = r["auc"], r["auc_wins_vs_random"], r["rel_error"], r["seconds"]
         lines.append(
-            f"| {model} | {dataset} | {r['pairs']} | {a['integrated-jacobians']:.4f} | "
+            f"| {model} | {dataset} | {r['pairs']} | {r['steps']} | "
+            f"{a['integrated-jacobians']:.4f} | "
             f"{a['occlusion']:.4f} | {a['attention']:.4f} | {a['random']:.4f} | "
             f"{w['integrated-jacobians']} / {w['occlusion']} / {w['attention']} | "
             f"{e['median']:.4f} / {e['p90']:.4f} / {e['max']:.4f} | "
@@ -115,6 +119,7 @@ def table(results: dict, meta: dict) -> str:
         for order, curve in r["curves"].items():
             lines.append(f"- {key} {order}: {', '.join(f'{x:.3f}' for x in curve)}")
     lines += ["", *[f"- {k}: {v}" for k, v in meta.items() if k != "command"], ""]
+    lines += [f"- rows added by `{c}`" for c in meta.get("merged", [])]
     return "\n".join(lines)
 
 
@@ -128,6 +133,8 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--name", default="explain")
+    p.add_argument("--sets", default="stsb-dev,scifact-train")
+    p.add_argument("--merge", action="store_true", help="keep the rows already in the results")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     data = data_dir()
@@ -136,11 +143,20 @@ def main() -> int:
             "grid": [float(x) for x in GRID], **machine(),
             "note": "2-core machine shared with other helpers; seconds are wall time"}
     results: dict = {}
+    if args.merge:
+        old = json.loads((RESULTS / f"{args.name}.json").read_text())
+        results = old["results"]
+        meta["merged"] = [*old["meta"].get("merged", []), meta["command"]]
+        meta["command"] = old["meta"]["command"]
+    wanted = args.sets.split(",")
     for name in filter(None, args.models.split(",")):
         encoder = load_encoder(name)
-        sets = {"stsb-dev": (sts_pairs(data, args.sts, args.seed), (None, None)),
-                "scifact-train": (scifact_pairs(data, encoder, args.scifact, args.seed,
-                                                args.chunk_tokens), ("query", "passage"))}
+        sets = {}
+        if "stsb-dev" in wanted:
+            sets["stsb-dev"] = (sts_pairs(data, args.sts, args.seed), (None, None))
+        if "scifact-train" in wanted:
+            sets["scifact-train"] = (scifact_pairs(data, encoder, args.scifact, args.seed,
+                                                   args.chunk_tokens), ("query", "passage"))
         for dataset, (pairs, prompts) in sets.items():
             print(f"{name} {dataset}: {len(pairs)} pairs", flush=True)
             results[f"{name}|{dataset}"] = measure(encoder, pairs, prompts, args.steps, args.seed)
