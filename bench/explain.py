@@ -138,9 +138,11 @@ def main() -> int:
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     data = data_dir()
-    meta = {"command": "HF_HUB_OFFLINE=1 .venv/bin/python bench/explain.py " + " ".join(
-                f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
-            "grid": [float(x) for x in GRID], **machine(),
+    flags = [f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
+             for k, v in vars(args).items() if v is not False]
+    meta = {"command": "HF_HUB_OFFLINE=1 PYTHONPATH=. .venv/bin/python bench/explain.py "
+                       + " ".join(flags),
+            "grid": [round(float(x), 2) for x in GRID], **machine(),
             "note": "2-core machine shared with other helpers; seconds are wall time"}
     results: dict = {}
     if args.merge:
