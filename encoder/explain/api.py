@@ -49,7 +49,7 @@ def _jacobians(encoder: Encoder, embeddings: torch.nn.Embedding, sa: Side, sb: S
         with torch.no_grad():
             x = embeddings(side.input_ids)  # (1, T, H)
             r = embeddings(side.reference_ids)
-        with embed_fn(encoder, x.shape[1]) as f:
+        with embed_fn(encoder) as f:
             shares.append(token_shares(f, x, r, side.content, steps))
     A, target, error = pair_matrix(*shares)
     tokens = A.double().numpy()

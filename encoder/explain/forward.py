@@ -40,8 +40,8 @@ def check_torch(encoder: Encoder) -> torch.nn.Embedding:
 
 
 @contextmanager
-def embed_fn(encoder: Encoder, length: int) -> Iterator[EmbedFn]:
-    """Yield f(word embeddings (B, `length`, H)) -> unit sentence embeddings (B, D), run with
+def embed_fn(encoder: Encoder) -> Iterator[EmbedFn]:
+    """Yield f(word embeddings (B, T, H)) -> unit sentence embeddings (B, D), run with
     eager attention, in eval mode, through the model's own pooling modules."""
     st = encoder.model
     modules = list(st)[1:]  # pooling, dense, normalize ...: what follows the transformer
