@@ -5,6 +5,7 @@ Knows nothing of FAISS, training or Streamlit.
 
 from .encoder import Encoder
 from .errors import ConversionError, EncoderNotFoundError
+from .explain import ExplainError, Explanation
 from .fill_mask import DrawScore, MaskFill, score_draw
 from .heads import NoHeadError
 from .info import EncoderInfo
@@ -25,6 +26,8 @@ __all__ = [
     "Encoder",
     "EncoderInfo",
     "EncoderNotFoundError",
+    "ExplainError",
+    "Explanation",
     "Inspection",
     "MaskDraw",
     "MaskFill",

@@ -20,6 +20,7 @@ from .info import EncoderInfo
 from .validation import check_texts
 
 if TYPE_CHECKING:
+    from .explain import Explanation
     from .fill_mask import MaskFill
     from .inspection import Inspection
     from .trajectory import WordTrajectory
@@ -155,6 +156,15 @@ class Encoder:
         from .fill_mask import next_sentence
 
         return next_sentence(self, text_a, text_b)
+
+    # -- explanation (see explain/) --------------------------------------------------------
+    def explain(self, a: str, b: str, *, method: str = "integrated-jacobians", steps: int = 16,
+                prompt_a: str | None = None, prompt_b: str | None = None) -> Explanation:
+        """Why `a` and `b` get their cosine: see `encoder.explain.explain`."""
+        from .explain import explain
+
+        return explain(self, a, b, method=method, steps=steps, prompt_a=prompt_a,
+                       prompt_b=prompt_b)
 
     # -- identity --------------------------------------------------------------------------
     @cached_property

@@ -11,6 +11,8 @@ Public surface (see indexer/README.md for the whole guide):
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
                  per_chunk=False, fusion="rrf", weights=None, rrf_k=60, **knobs)
         -> list[Hit] for one query, list[list[Hit]] for a list
+    index.explain(query, hit, *, method="integrated-jacobians"|"occlusion", steps=16)
+        -> encoder.Explanation  # why the hit matched, word by word
     index.stats() -> IndexStats; index.knobs; index.document(doc_id) -> Document;
     index.documents(doc_ids) -> {doc_id: Document}; index.query_too_long(query); len(index)
     index.add(docs) / index.upsert(docs) / index.delete(ids) / index.compact(); index.save()

@@ -105,6 +105,14 @@ def _cjk(ch: str) -> bool:
     return 0x2E80 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF or cp >= 0x20000
 
 
+def chunk_input(encoder, title: str, text: str, config: ChunkingConfig) -> str:
+    """What the encoder read for a chunk `text` of a document titled `title` (no prompt)."""
+    if not config.title_in_chunk:
+        return text
+    prefix, _ = _title_prefix(encoder, title, _budget(encoder, config))
+    return prefix + text
+
+
 def chunk_documents(encoder, documents, config: ChunkingConfig) -> list[Chunk]:
     """Split each document into chunks that fit the encoder; order: documents, then chunk_no."""
     budget = _budget(encoder, config)

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import db, store
 from .changes import WorkingCopy
-from .chunking import ChunkingConfig, chunk_documents
+from .chunking import ChunkingConfig, chunk_documents, chunk_input
 from .documents import Document, Hit
 from .embedding import embed_passages
 from .errors import ConcurrentWriteError, EncoderMismatchError
@@ -166,6 +166,18 @@ class SemanticIndex:
         `max_length` tokens)."""
         enc = self.encoder
         return enc.token_lengths([query], prompt="query")[0] > enc.max_length
+
+    def explain(self, query: str, hit: Hit, *, method: str = "integrated-jacobians",
+                steps: int = 16):
+        """Why `hit` matched `query`: the index's encoder explains the query against the hit's
+        chunk as it was encoded (title included where the index puts it), with the query and
+        passage prompts → `encoder.Explanation`; its `score` is the hit's dense cosine."""
+        if not isinstance(hit, Hit):
+            raise TypeError(f"hit must be a Hit from this index's search, got {type(hit).__name__}")
+        passage = chunk_input(self.encoder, hit.title, hit.text,
+                              ChunkingConfig(**self.manifest["chunking"]))
+        return self.encoder.explain(query, passage, method=method, steps=steps,
+                                    prompt_a="query", prompt_b="passage")
 
     def _search(self) -> Searcher:
         if self._searcher is None:

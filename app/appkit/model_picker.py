@@ -28,3 +28,20 @@ def pick_model(config: AppConfig, *, default: str = "minilm", key: str = "model"
         help=f"Bundled models, and trained model folders under {config.runs_root}.",
     )
     return options[choice]
+
+
+NONE = "(none)"
+
+
+def pick_second_model(config: AppConfig, *, key: str) -> str | None:
+    """An optional second model to draw beside the first (e.g. bundled vs a trained run)."""
+    options = model_options(config)
+    choice = st.sidebar.selectbox(
+        "Compare with", [NONE, *options], key=key,
+        help="A second model drawn beside the first: a bundled one or a trained run folder.")
+    return None if choice == NONE else options[choice]
+
+
+def model_label(key: str) -> str:
+    """A short name for a model key (a bundled name, or a folder's last part)."""
+    return key.rstrip("/").rsplit("/", 1)[-1]

@@ -22,23 +22,27 @@ def short(text: str, width: int = 28) -> str:
 
 
 def similarity_by_layer(
-    cosine: np.ndarray, baseline: np.ndarray, contexts: Sequence[str], word: str
+    cosine: np.ndarray, baseline: np.ndarray, contexts: Sequence[str], word: str,
+    *, model: str | None = None, fig: go.Figure | None = None, second: bool = False,
 ) -> go.Figure:
     """cosine (layers + 1, C, C), baseline (layers + 1,) → a line per context pair, baseline dashed.
 
     Layer 0 is the embedding layer (before any attention), so every pair starts near 1 there when
-    the word is tokenised the same way in both contexts.
+    the word is tokenised the same way in both contexts. To compare two models, draw the second
+    into the first's figure (`fig`, `second=True`: dotted lines); `model` prefixes the names.
     """
     layers = np.arange(cosine.shape[0])
-    fig = go.Figure()
+    fig = fig if fig is not None else go.Figure()
+    who = f"{safe([model])[0]}: " if model else ""
     for i, j in combinations(range(len(contexts)), 2):
         fig.add_trace(go.Scatter(
             x=layers, y=cosine[:, i, j], mode="lines+markers",
-            name=f"#{i + 1} {short(contexts[i])} ↔ #{j + 1} {short(contexts[j])}",
+            name=f"{who}#{i + 1} {short(contexts[i])} ↔ #{j + 1} {short(contexts[j])}",
+            line={"dash": "dot"} if second else None,
         ))
     fig.add_trace(go.Scatter(
-        x=layers, y=baseline, mode="lines", name="anisotropy baseline (random token pairs)",
-        line={"dash": "dash", "color": "gray"},
+        x=layers, y=baseline, mode="lines", name=f"{who}anisotropy baseline (random token pairs)",
+        line={"dash": "dashdot" if second else "dash", "color": "gray"},
     ))
     fig.update_layout(
         title=f"Cosine similarity of “{safe([word])[0]}” across contexts, "

@@ -1,4 +1,5 @@
-"""Search: a query against an index (dense, lexical or hybrid), hits with their text as text."""
+"""Search: a query against an index (dense, lexical or hybrid), hits with their text as text,
+and for each hit "Why this match": its words' shares of the cosine (integrated Jacobians)."""
 
 import html
 import time
@@ -6,11 +7,14 @@ import time
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import find_indexes, label
+from appkit.explaining import explain_hit
 from appkit.filters import build_filter
-from appkit.guard import call_or_stop
+from appkit.guard import EXPECTED, call_or_stop, sentence
 from appkit.render import excerpt, highlighted_html
 from appkit.resources import get_index
+from appkit.shading import shaded_html
 from appkit.startup import load_libraries
+from charts.explanation import attribution_heatmap
 
 st.set_page_config(page_title="Search · BERTScope", layout="wide")
 st.title("Search")
@@ -36,8 +40,12 @@ if mode == "hybrid":
         "Fusion", FUSIONS, index=FUSIONS.index(DEFAULT_FUSION), key="search-fusion",
         help="rrf: reciprocal ranks; minmax / zscore: a weighted sum of each list's scores, "
         "normalised per query. The default measured best (bench/results/fusion.md).")
+steps = st.sidebar.slider("Explanation steps", 2, 64, 16, key="search-explain-steps",
+                          help="Integration points of 'Why this match': more are slower and "
+                               "closer to exact (see the completeness error it reports).")
 
 index = get_index(indexes[name])
+index_key = f"{indexes[name]}@{(indexes[name] / 'manifest.json').stat().st_mtime}"
 stats = call_or_stop(index.stats, what="Cannot read the index")
 fields = dict(stats.metadata_fields or {})
 typed: dict[str, str | list] = {}
@@ -78,6 +86,26 @@ if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()
 
+
+
+def why_this_match(hit) -> None:
+    """The hit's explanation: word x word heatmap, the chunk's words shaded, the error."""
+    try:
+        with st.spinner("Explaining (integrated Jacobians on the torch model)…"):
+            ex = explain_hit(index_key, query, hit.chunk_id, steps, index, hit)
+    except EXPECTED as exc:
+        st.error(f"Cannot explain this match: {sentence(exc)}")
+        return
+    st.caption(f"cosine {ex.score:.4f} · the attributions sum to {ex.word_matrix.sum():.4f}, "
+               f"promised {ex.target:.4f} (the rest is the [PAD] reference's own similarity) · "
+               f"completeness error {ex.error:+.5f} ({100 * ex.relative_error:.2f} %) · "
+               f"{ex.steps} steps")
+    st.plotly_chart(attribution_heatmap(ex.word_matrix, ex.word_strings_a, ex.word_strings_b,
+                                        "Query word × chunk word: share of the similarity"),
+                    key=f"why-figure-{hit.chunk_id}")
+    st.html(shaded_html(ex.text_b, [(g.start, g.end) for g in ex.words_b], ex.word_scores_b))
+
+
 documents = call_or_stop(index.documents, [hit.doc_id for hit in hits],
                          what="Cannot open the documents")
 for hit in hits:
@@ -94,3 +122,6 @@ for hit in hits:
                 for key, value in hit.metadata.items()) + "</div>")
         with st.expander("Whole document (matching chunk marked)"):
             st.html(highlighted_html(document.text, (hit.start, hit.end)))
+        with st.expander("Why this match"):
+            if st.checkbox("Explain this hit (takes seconds on a CPU)", key=f"why-{hit.chunk_id}"):
+                why_this_match(hit)

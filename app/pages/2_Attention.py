@@ -5,7 +5,7 @@ import streamlit as st
 from appkit.config import AppConfig
 from appkit.guard import call_or_stop
 from appkit.inspect_cache import inspect_text
-from appkit.model_picker import pick_model
+from appkit.model_picker import model_label, pick_model, pick_second_model
 from appkit.presets import ATTENTION_PRESETS
 from appkit.resources import get_encoder
 from appkit.startup import load_libraries
@@ -25,6 +25,7 @@ config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(ATTENTION_PRESETS), key="attn-preset")
 preset = ATTENTION_PRESETS[preset_name]
 model_key = pick_model(config, default=preset.model, key=f"attn-model-{preset_name}")
+other_key = pick_second_model(config, key="attn-compare")
 merge = st.sidebar.toggle(
     "Merge subword tokens into words", key="attn-merge",
     help="Rows average the word's tokens, columns sum them; Chinese words come from jieba.")
@@ -77,8 +78,18 @@ if view == "Layer × head grid":
     if len(labels) > GRID_MAX_TOKENS:
         st.info(f"The grid is drawn for up to {GRID_MAX_TOKENS} tokens; this input has "
                 f"{len(labels)}. The other views show it in full.")
-    else:
+    elif other_key is None:
         st.plotly_chart(attention_grid(attn), key="grid")
+    else:  # two models side by side, each with its own tokens and depth
+        get_encoder(other_key)
+        other = call_or_stop(inspect_text, other_key, text, pair if pair.strip() else None,
+                             what=f"Second model {model_label(other_key)}")
+        other_attn = merge_subwords(other.attentions, other.word_groups) if merge \
+            else other.attentions
+        for column, key, grid in zip(st.columns(2), (model_key, other_key), (attn, other_attn),
+                                     strict=True):
+            column.plotly_chart(attention_grid(grid, f"{model_label(key)}: every layer and head"),
+                                key=f"grid-{key}")
 elif view == "One head":
     st.plotly_chart(attention_heatmap(matrix, labels, f"Attention, {where}"), key="single")
 elif view == "Head view":

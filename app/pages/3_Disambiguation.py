@@ -7,7 +7,7 @@ from appkit.config import AppConfig
 from appkit.discovery import find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.inspect_cache import word_trajectory
-from appkit.model_picker import pick_model
+from appkit.model_picker import model_label, pick_model, pick_second_model
 from appkit.presets import DISAMBIGUATION_PRESETS
 from appkit.render import highlighted_html
 from appkit.resources import get_encoder, get_index
@@ -26,6 +26,7 @@ config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(DISAMBIGUATION_PRESETS), key="dis-preset")
 preset = DISAMBIGUATION_PRESETS[preset_name]
 model_key = pick_model(config, default=preset.model, key=f"dis-model-{preset_name}")
+other_key = pick_second_model(config, key="dis-compare")
 word = st.text_input("Word", preset.word, key=f"dis-word-{preset_name}", max_chars=100)
 raw = st.text_area(
     "Contexts, one per line (two or more; edit or add lines)", "\n".join(preset.contexts),
@@ -48,8 +49,15 @@ if over:
                f"{', '.join(f'#{i}' for i in over)}. The word is followed only where it lies "
                "before the cut.")
 
-st.plotly_chart(similarity_by_layer(traj.cosine, traj.baseline, traj.contexts, traj.word),
-                key="similarity")
+figure = similarity_by_layer(traj.cosine, traj.baseline, traj.contexts, traj.word,
+                             model=model_label(model_key) if other_key else None)
+if other_key:
+    get_encoder(other_key)
+    other = call_or_stop(word_trajectory, other_key, contexts, word.strip(),
+                         what=f"Second model {model_label(other_key)}")
+    similarity_by_layer(other.cosine, other.baseline, other.contexts, other.word,
+                        model=model_label(other_key), fig=figure, second=True)
+st.plotly_chart(figure, key="similarity")
 st.caption("Only the distance above the dashed baseline means anything: contextual vectors "
            "share a common direction, so even unrelated tokens score well above zero.")
 

@@ -1,0 +1,68 @@
+"""`explain(encoder, a, b, method=..., steps=...)`: the entry point behind `Encoder.explain`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+
+from .explanation import Explanation, sum_words
+from .forward import check_torch, embed_fn
+from .jacobians import pair_matrix, token_shares
+from .occlusion import occlusion
+from .side import ExplainError, Side, make_side
+
+if TYPE_CHECKING:
+    from ..encoder import Encoder
+
+METHODS = ("integrated-jacobians", "occlusion")
+DEFAULT_STEPS = 16
+
+
+def explain(encoder: Encoder, a: str, b: str, *, method: str = "integrated-jacobians",
+            steps: int = DEFAULT_STEPS, prompt_a: str | None = None,
+            prompt_b: str | None = None) -> Explanation:
+    """Attribute the cosine of `a` and `b` to their words (and, for integrated Jacobians, to
+    token pairs). `prompt_a`/`prompt_b` ("query"/"passage") add the model's prefixes, as
+    `encode(prompt=...)` does; the prefix itself gets no attribution."""
+    if method not in METHODS:
+        raise ValueError(f"Invalid explanation method {method!r}. Valid: {', '.join(METHODS)}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    embeddings = check_torch(encoder)
+    sa = make_side(encoder, a, "a", prompt_a)
+    sb = make_side(encoder, b, "b", prompt_b)
+    if method == "occlusion":
+        parts = occlusion(encoder, sa, sb)
+        steps = 0
+    else:
+        parts = _jacobians(encoder, embeddings, sa, sb, steps)
+    return Explanation(method=method, text_a=sa.text, text_b=sb.text, tokens_a=sa.tokens,
+                       tokens_b=sb.tokens, words_a=sa.words, words_b=sb.words, steps=steps,
+                       **parts)
+
+
+def _jacobians(encoder: Encoder, embeddings: torch.nn.Embedding, sa: Side, sb: Side,
+               steps: int) -> dict:
+    shares = []
+    for side in (sa, sb):
+        with torch.no_grad():
+            x = embeddings(side.input_ids)  # (1, T, H)
+            r = embeddings(side.reference_ids)
+        with embed_fn(encoder) as f:
+            shares.append(token_shares(f, x, r, side.content, steps))
+    A, target, error = pair_matrix(*shares)
+    tokens = A.double().numpy()
+    words = sum_words(tokens, sa.words, sb.words)
+    return {
+        "token_matrix": tokens,
+        "word_matrix": words,
+        "word_scores_a": words.sum(1),
+        "word_scores_b": words.sum(0),
+        "score": float(shares[0].embedding @ shares[1].embedding),
+        "target": target,
+        "error": error,
+    }
+
+
+__all__ = ["DEFAULT_STEPS", "METHODS", "ExplainError", "explain"]

@@ -1,0 +1,50 @@
+"""`Explanation`: why two texts got their cosine, as token- and word-level attribution data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..words import WordGroup
+
+
+@dataclass(frozen=True)
+class Explanation:
+    method: str  # "integrated-jacobians" or "occlusion"
+    text_a: str
+    text_b: str
+    tokens_a: list[str]  # as the model reads them ([CLS], prompt prefix and [SEP] included)
+    tokens_b: list[str]
+    words_a: list[WordGroup]  # content words only; `start`/`end` index text_a / text_b
+    words_b: list[WordGroup]
+    token_matrix: np.ndarray | None  # (Ta, Tb); None for occlusion, which works on words
+    word_matrix: np.ndarray  # (Wa, Wb)
+    word_scores_a: np.ndarray  # (Wa,) each word of a's share of the similarity
+    word_scores_b: np.ndarray  # (Wb,)
+    score: float  # cosine of the two texts' embeddings, as the model computes it
+    target: float  # what the attributions promise to sum to (nan where nothing is promised)
+    error: float  # completeness error: word_matrix.sum() - target (nan for occlusion)
+    steps: int  # integration points (0 for occlusion)
+
+    @property
+    def word_strings_a(self) -> list[str]:
+        return [g.word for g in self.words_a]
+
+    @property
+    def word_strings_b(self) -> list[str]:
+        return [g.word for g in self.words_b]
+
+    @property
+    def relative_error(self) -> float:
+        """|error| / |target|: the share of the promised sum the attributions miss."""
+        return abs(self.error) / max(abs(self.target), 1e-12)
+
+
+def sum_words(matrix: np.ndarray, groups_a: Sequence[WordGroup],
+              groups_b: Sequence[WordGroup]) -> np.ndarray:
+    """Token×token attributions (Ta, Tb) → word×word (Wa, Wb): sums, as attributions add up
+    (unlike attention, where `merge_subwords` averages the rows)."""
+    rows = np.stack([matrix[g.tokens].sum(0) for g in groups_a])  # (Wa, Tb)
+    return np.stack([rows[:, g.tokens].sum(1) for g in groups_b], axis=1)  # (Wa, Wb)

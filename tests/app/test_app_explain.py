@@ -1,0 +1,36 @@
+"""Search page, "Why this match": a heatmap, the chunk's words shaded as escaped HTML, the error."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import assert_clean, figures, texts, titles
+
+pytestmark = pytest.mark.slow
+
+
+def explain_first_hit(page, query: str):
+    at = page("search")
+    at.sidebar.slider(key="search-explain-steps").set_value(2)
+    at.text_input(key="search-query").set_value(query).run()
+    (first, *_) = [c for c in at.checkbox if str(c.key).startswith("why-")]
+    first.check().run()
+    return at
+
+
+def test_why_this_match_shows_heatmap_shading_and_error(page, with_indexes):
+    at = explain_first_hit(page, "rising oil prices")
+    assert_clean(at)
+    assert "Query word × chunk word: share of the similarity" in titles(at)
+    heat = next(f for f in figures(at) if f["data"][0]["type"] == "heatmap")
+    assert [t.replace("\u200b", "") for t in heat["layout"]["yaxis"]["ticktext"]] == [
+        "rising", "oil", "prices"]
+    assert any("completeness error" in t and "cosine" in t for t in texts(at.caption))
+    shaded = [h.proto.body for h in at.get("html") if '<span title="' in h.proto.body]
+    assert shaded and "Oil" in shaded[0]
+
+
+def test_explained_text_stays_escaped(page, with_indexes):
+    at = explain_first_hit(page, "script injection in web pages")
+    assert_clean(at)
+    shaded = [h.proto.body for h in at.get("html") if '<span title="' in h.proto.body]
+    assert shaded and "<script>" not in shaded[0] and "&lt;" in shaded[0]

@@ -1,0 +1,128 @@
+"""`Encoder.explain`: integrated Jacobians keep their completeness promise, the error shrinks
+with `steps`, words merge subwords and Chinese, occlusion is what it says, bad input fails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from encoder import ExplainError, load_encoder
+from encoder.explain.occlusion import without
+
+A = "A man is playing a guitar."
+B = "Someone plays unbelievably loud music."
+
+
+@pytest.fixture(scope="module")
+def explained(tiny_encoder):
+    return {steps: tiny_encoder.explain(A, B, steps=steps) for steps in (1, 2, 4, 16)}
+
+
+def test_attributions_sum_to_the_promised_target(explained, tiny_encoder):
+    e = explained[16]
+    fa = tiny_encoder.encode([A])[0]
+    fb = tiny_encoder.encode([B])[0]
+    assert e.score == pytest.approx(float(fa @ fb), abs=1e-5)  # the cosine encode() gives
+    assert abs(e.error) <= 1e-4 * abs(e.target) + 1e-6
+    assert e.token_matrix.sum() == pytest.approx(e.target, rel=1e-4, abs=1e-6)
+    # words only regroup tokens: nothing is lost or added
+    assert e.word_matrix.sum() == pytest.approx(e.token_matrix.sum(), rel=1e-6, abs=1e-9)
+    assert np.allclose(e.word_scores_a, e.word_matrix.sum(1))
+    assert np.allclose(e.word_scores_b, e.word_matrix.sum(0))
+
+
+def test_error_shrinks_as_steps_grow(explained):
+    errors = [abs(explained[s].error) for s in (1, 2, 4)]
+    assert errors[0] > errors[1] > errors[2]
+    assert abs(explained[16].error) <= errors[2] + 1e-7
+
+
+def test_specials_get_nothing_and_words_merge_subwords(explained):
+    e = explained[16]
+    assert e.tokens_a[0] == "[CLS]" and e.tokens_a[-1] == "[SEP]"
+    assert np.all(e.token_matrix[0] == 0) and np.all(e.token_matrix[:, -1] == 0)
+    assert e.word_strings_a == ["A", "man", "is", "playing", "a", "guitar", "."]
+    (word,) = [g for g in e.words_b if g.word == "unbelievably"]
+    assert len(word.tokens) > 1  # WordPiece splits it; the explanation shows one word
+    assert e.text_b[word.start:word.end] == "unbelievably"
+    assert e.word_matrix.shape == (len(e.words_a), len(e.words_b))
+
+
+def test_chinese_words_come_from_jieba(tiny_encoder):
+    e = tiny_encoder.explain("苹果发布了新手机", "我吃了一个苹果", steps=2)
+    assert e.word_strings_a == ["苹果", "发布", "了", "新手机"]
+    assert "苹果" in e.word_strings_b
+    assert e.word_matrix.shape == (4, len(e.words_b))
+
+
+def test_prompt_prefix_is_read_but_not_attributed(tiny_model_dir):
+    enc = load_encoder(tiny_model_dir)
+    enc.model.prompts = {"query": "query: ", "passage": "passage: "}
+    e = enc.explain("cats purr", "a cat purrs loudly", steps=8, prompt_a="query",
+                    prompt_b="passage")
+    assert e.word_strings_a == ["cats", "purr"]  # no "query", no ":"
+    fa = enc.encode(["cats purr"], prompt="query")[0]
+    fb = enc.encode(["a cat purrs loudly"], prompt="passage")[0]
+    assert e.score == pytest.approx(float(fa @ fb), abs=1e-5)
+    prefix_rows = [i for i, t in enumerate(e.tokens_a[:4]) if t in ("query", ":")]
+    assert prefix_rows and np.all(e.token_matrix[prefix_rows] == 0)
+    assert abs(e.error) <= 1e-3 * abs(e.target) + 1e-6
+
+
+def test_occlusion_scores_are_cosine_drops(tiny_encoder):
+    e = tiny_encoder.explain(A, B, method="occlusion")
+    fb = tiny_encoder.encode([B])[0]
+    drop = e.score - float(tiny_encoder.encode([without(A, [(2, 5)])])[0] @ fb)  # "man"
+    assert e.word_strings_a[1] == "man"
+    assert e.word_scores_a[1] == pytest.approx(drop, abs=1e-5)
+    assert e.token_matrix is None and np.isnan(e.error) and e.steps == 0
+    assert e.word_matrix.shape == (len(e.words_a), len(e.words_b))
+
+
+def test_without_deletes_spans_and_collapses_spaces():
+    assert without("the cat sat down", [(4, 7)]) == "the sat down"
+    assert without("the cat sat", [(8, 11), (0, 3)]) == "cat"
+    assert without("cat", [(0, 3)]) == ""
+
+
+@pytest.mark.parametrize(("a", "b", "error", "match"), [
+    ("", "x", ValueError, "empty"),
+    ("x", "   ", ValueError, "empty"),
+    (None, "x", TypeError, "None"),
+    ("x " * 200, "y", ExplainError, "shorter"),
+])
+def test_bad_texts_fail_clearly(tiny_encoder, a, b, error, match):
+    with pytest.raises(error, match=match):
+        tiny_encoder.explain(a, b)
+
+
+def test_bad_method_and_steps_list_the_valid(tiny_encoder):
+    with pytest.raises(ValueError, match="integrated-jacobians, occlusion"):
+        tiny_encoder.explain(A, B, method="attention")
+    with pytest.raises(ValueError, match="positive integer"):
+        tiny_encoder.explain(A, B, steps=0)
+
+
+def test_models_without_gradients_are_refused(tiny_model_dir):
+    enc = load_encoder(tiny_model_dir)
+    enc.model.backend = "onnx"
+    with pytest.raises(ExplainError, match="torch model"):
+        enc.explain(A, B)
+    quantised = load_encoder(tiny_model_dir)
+    torch.ao.quantization.quantize_dynamic(quantised.model, {torch.nn.Linear}, inplace=True)
+    with pytest.raises(ExplainError, match="quantised"):
+        quantised.explain(A, B)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["minilm", "e5"])
+def test_real_models_keep_the_promise(name, request):
+    enc = request.getfixturevalue(name)
+    e = enc.explain("How do vaccines work?", "Vaccines train the immune system.", steps=16,
+                    prompt_a="query", prompt_b="passage")
+    v = enc.encode(["How do vaccines work?"], prompt="query")[0]
+    w = enc.encode(["Vaccines train the immune system."], prompt="passage")[0]
+    assert e.score == pytest.approx(float(v @ w), abs=1e-4)
+    assert e.relative_error < 0.05
+    assert e.word_strings_b[0] == "Vaccines"
