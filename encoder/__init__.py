@@ -3,7 +3,7 @@
 Knows nothing of FAISS, training or Streamlit.
 """
 
-from .encoder import Encoder
+from .encoder import Encoded, Encoder
 from .errors import ConversionError, EncoderNotFoundError
 from .explain import ExplainError, Explanation
 from .fill_mask import DrawScore, MaskFill, score_draw
@@ -23,6 +23,7 @@ __all__ = [
     "BundledModel",
     "ConversionError",
     "DrawScore",
+    "Encoded",
     "Encoder",
     "EncoderInfo",
     "EncoderNotFoundError",

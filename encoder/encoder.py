@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bertscope.encoder")
 
+
+@dataclass(frozen=True)
+class Encoded:
+    """What one `encode_with_info` call produced."""
+
+    vectors: np.ndarray  # (n, dim) float32
+    truncated: int  # inputs longer than max_length tokens, cut by the model
+
 class Encoder:
     """A `SentenceTransformer` plus what BERTScope needs around it.
 
@@ -46,7 +55,6 @@ class Encoder:
         self.name = name
         self.path = path
         self.languages = languages
-        self.last_truncated = 0  # inputs cut at max_length by the latest encode()
         self._attn_lock = threading.Lock()
 
     # -- parts -----------------------------------------------------------------------------
@@ -75,7 +83,11 @@ class Encoder:
         return prompt_prefix(self.prompts, prompt)
 
     # -- encoding --------------------------------------------------------------------------
-    def encode(
+    def encode(self, texts: str | Sequence[str], **options) -> np.ndarray:
+        """Embed `texts` → float32 array (n, dim); the options are `encode_with_info`'s."""
+        return self.encode_with_info(texts, **options).vectors
+
+    def encode_with_info(
         self,
         texts: str | Sequence[str],
         *,
@@ -83,26 +95,26 @@ class Encoder:
         normalize: bool = True,
         prompt: str | None = None,
         show_progress: bool = False,
-    ) -> np.ndarray:
-        """Embed `texts` → float32 array (n, dim); rows are unit-norm when `normalize`.
+    ) -> Encoded:
+        """Embed `texts` → `Encoded`: float32 vectors (n, dim), unit rows when `normalize`, and
+        how many inputs exceeded `max_length` tokens and were truncated (logged too). The count
+        comes with the call: an encoder shared between threads or sessions keeps no state of it.
 
-        `prompt` ("query"/"passage") adds the model's own prefix, if it has one. Inputs longer
-        than `max_length` tokens are truncated by the model; how many were is kept in
-        `last_truncated` and logged.
+        `prompt` ("query"/"passage") adds the model's own prefix, if it has one.
         """
         items = check_texts(texts)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         prefix = self.prompt_prefix(prompt)
         lengths = self.token_lengths(items, prompt=prompt)
-        self.last_truncated = sum(n > self.max_length for n in lengths)
-        if self.last_truncated:
+        truncated = sum(n > self.max_length for n in lengths)
+        if truncated:
             log.warning(
                 "%s: %d of %d inputs exceed %d tokens and were truncated",
-                self.name, self.last_truncated, len(items), self.max_length,
+                self.name, truncated, len(items), self.max_length,
             )
         if not items:
-            return np.empty((0, self.dim), dtype=np.float32)
+            return Encoded(np.empty((0, self.dim), dtype=np.float32), 0)
         vectors = self.model.encode(
             items,
             prompt=prefix or None,
@@ -111,7 +123,7 @@ class Encoder:
             show_progress_bar=show_progress,
             convert_to_numpy=True,
         )
-        return np.asarray(vectors, dtype=np.float32)
+        return Encoded(np.asarray(vectors, dtype=np.float32), truncated)
 
     def token_lengths(self, texts: Sequence[str], *, prompt: str | None = None) -> list[int]:
         """Untruncated token counts (specials included) of `texts` with the prompt's prefix."""

@@ -37,12 +37,11 @@ def test_long_inputs_are_truncated_and_counted(tiny_encoder, caplog):
     long = "word " * 10_000  # 50,000 characters
     assert len(long) == 50_000
     with caplog.at_level(logging.WARNING, logger="bertscope.encoder"):
-        out = tiny_encoder.encode([long, "short", long])
-    assert out.shape == (3, tiny_encoder.dim)
-    assert tiny_encoder.last_truncated == 2
+        out = tiny_encoder.encode_with_info([long, "short", long])
+    assert out.vectors.shape == (3, tiny_encoder.dim) and out.truncated == 2
     assert "2 of 3 inputs exceed" in caplog.text
-    tiny_encoder.encode(["short again"])
-    assert tiny_encoder.last_truncated == 0
+    assert tiny_encoder.encode_with_info(["short again"]).truncated == 0
+    assert not hasattr(tiny_encoder, "last_truncated")  # per call, never shared state
 
 
 @pytest.mark.parametrize(
