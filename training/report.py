@@ -134,7 +134,8 @@ def _quoted(prefix: str | None) -> str:
 
 
 def _score_table(title: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    rows = [f"{title}:", "", "| set | pairs | before | after |", "|---|---|---|---|"]
+    rows = [f"{title}:", "", "| set | pairs | before training | after training (best checkpoint) |",
+            "|---|---|---|---|"]
     for b, a in zip(before["sets"], after["sets"], strict=True):
         rows.append(f"| `{b['path']}` | {b['pairs']} | {_pair(b)} | {_pair(a)} |")
     if len(before["sets"]) > 1:
