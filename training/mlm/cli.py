@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from common.argtypes import POSITIVE, integer, number
+
+from ..errors import TrainingError
 from .config import MlmConfig
 
 
@@ -14,7 +17,7 @@ def add_parsers(sub) -> None:
 
     h = sub.add_parser("mlm-heads", help="train a bundled model's MLM + NSP heads once (cached)")
     h.add_argument("name", help="minilm or e5-multilingual")
-    h.add_argument("--steps", type=int, help="optimizer steps (default: the recipe's)")
+    h.add_argument("--steps", type=POSITIVE, help="optimizer steps (default: the recipe's)")
 
     x = sub.add_parser("mlm-experiment", help="mask-ratio, nsp, fill-mask or domain")
     x.add_argument("kind", choices=EXPERIMENTS)
@@ -35,24 +38,25 @@ def _mlm_flags(p: argparse.ArgumentParser, *, corpus_required: bool) -> None:
                    help="output folder (new or empty, or --resume)")
     p.add_argument("--text-field", default="text")
     p.add_argument("--eval", help="held-out texts (default: --eval-fraction of the documents)")
-    p.add_argument("--eval-fraction", type=float, default=0.05)
-    p.add_argument("--max-eval", type=int, default=1000, help="held-out sequences scored")
-    p.add_argument("--mlm-probability", type=float, default=0.15)
+    p.add_argument("--eval-fraction", type=number(above=0, below=1), default=0.05)
+    p.add_argument("--max-eval", type=POSITIVE, default=1000, help="held-out sequences scored")
+    p.add_argument("--mlm-probability", type=number(above=0, below=1), default=0.15)
     p.add_argument("--whole-word", action="store_true",
                    help="mask whole words (WordPiece ## groups, jieba words for Chinese)")
     p.add_argument("--head-only", action="store_true",
                    help="train only the heads; the encoder stays frozen (minutes on a CPU)")
     p.add_argument("--nsp", action="store_true", help="also train next-sentence prediction")
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--lr", type=float, help="default 5e-5, or 1e-3 with --head-only")
-    p.add_argument("--warmup", type=float, default=0.06, help="warm-up fraction of the steps")
-    p.add_argument("--max-length", type=int, default=128, help="tokens per sequence")
-    p.add_argument("--max-docs", type=int, help="a seeded random sample of N documents")
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--logging-steps", type=int, default=10)
-    p.add_argument("--save-steps", type=int, default=200, help="checkpoint every N steps")
+    p.add_argument("--epochs", type=number(above=0), default=1.0)
+    p.add_argument("--max-steps", type=POSITIVE, help="stop after N optimizer steps")
+    p.add_argument("--batch-size", type=POSITIVE, default=16)
+    p.add_argument("--lr", type=number(above=0), help="default 5e-5, or 1e-3 with --head-only")
+    p.add_argument("--warmup", type=number(0, below=1), default=0.06,
+                   help="warm-up fraction of the steps")
+    p.add_argument("--max-length", type=integer(8), default=128, help="tokens per sequence")
+    p.add_argument("--max-docs", type=POSITIVE, help="a seeded random sample of N documents")
+    p.add_argument("--seed", type=integer(0, 2**32 - 1), default=42)
+    p.add_argument("--logging-steps", type=POSITIVE, default=10)
+    p.add_argument("--save-steps", type=POSITIVE, default=200, help="checkpoint every N steps")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--keep-checkpoints", action="store_true")
     p.add_argument("--no-progress", action="store_true")
@@ -95,6 +99,7 @@ def run_heads(args: argparse.Namespace) -> None:
 def run_experiment(args: argparse.Namespace) -> None:
     from . import experiments as ex
 
+    _check_experiment(args)
     config = mlm_config(args)
     if args.kind == "fill-mask":
         result = ex.heads_accuracy(args.model, args.eval, text_field=args.text_field,
@@ -108,6 +113,19 @@ def run_experiment(args: argparse.Namespace) -> None:
                                       mlm=config if config.corpus else None, seed=args.seed,
                                       max_length=args.max_length)
     print(json.dumps(result, indent=2))
+
+
+def _check_experiment(args: argparse.Namespace) -> None:
+    """The flags each experiment needs, checked before any model loads."""
+    needs = {"fill-mask": ("--eval", args.eval), "domain": ("--beir", args.beir)}
+    if args.kind in ("mask-ratio", "nsp", "domain") and not args.out:
+        raise TrainingError(f"mlm-experiment {args.kind} needs --out FOLDER")
+    if args.kind in ("mask-ratio", "nsp") and not args.corpus:
+        raise TrainingError(f"mlm-experiment {args.kind} needs --corpus FILE")
+    if args.kind in needs and not needs[args.kind][1]:
+        flag = needs[args.kind][0]
+        raise TrainingError(f"mlm-experiment {args.kind} needs {flag} "
+                            f"({'held-out texts' if flag == '--eval' else 'a BEIR folder'})")
 
 
 COMMANDS = {"mlm": run_mlm, "mlm-heads": run_heads, "mlm-experiment": run_experiment}

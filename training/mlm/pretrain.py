@@ -9,6 +9,7 @@ writes a folder that `load_encoder` reads as an encoder and that carries the hea
 from __future__ import annotations
 
 import logging
+import math
 import random
 import shutil
 import time
@@ -233,11 +234,11 @@ def check_config(config: MlmConfig) -> None:
     checks = [
         ("--mlm-probability", config.mlm_probability, 0 < config.mlm_probability < 1, "in (0, 1)"),
         ("--batch-size", config.batch_size, config.batch_size >= 1, ">= 1"),
-        ("--epochs", config.epochs, config.epochs > 0, "> 0"),
+        ("--epochs", config.epochs, 0 < config.epochs < math.inf, "finite, > 0"),
         ("--max-steps", config.max_steps, config.max_steps is None or config.max_steps >= 1,
          ">= 1"),
-        ("--lr", config.learning_rate, config.learning_rate is None or config.learning_rate > 0,
-         "> 0"),
+        ("--lr", config.learning_rate,
+         config.learning_rate is None or 0 < config.learning_rate < math.inf, "finite, > 0"),
         ("--max-length", config.max_length, config.max_length >= 8, ">= 8"),
         ("--eval-fraction", config.eval_fraction, 0 < config.eval_fraction < 1, "in (0, 1)"),
         ("--warmup", config.warmup_ratio, 0 <= config.warmup_ratio < 1, "in [0, 1)"),
