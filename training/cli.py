@@ -210,9 +210,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     commands = {"fit": run_fit, "evaluate": run_evaluate, "experiment": run_experiment,
                 **mlm_cli.COMMANDS}
+    from encoder.errors import EncoderNotFoundError  # after parsing: --help stays quick
+
     try:
         return commands[args.command](args) or 0
-    except TrainingError as exc:
+    except (TrainingError, EncoderNotFoundError) as exc:  # the mlm commands load --model as is
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a file that vanished or cannot be written mid-run: say which

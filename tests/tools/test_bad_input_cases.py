@@ -8,11 +8,9 @@ from collections import Counter
 from tools.bad_input.__main__ import all_cases
 
 MINIMUM = 20
-# Entry points known to lack their cases, named so the gap is visible: issue 12's MLM commands
-# reached main after the probe was written. Remove a name once its cases exist (the second test
-# fails until it is removed).
-PENDING = {"python -m training mlm", "python -m training mlm-heads",
-           "python -m training mlm-experiment"}
+# Entry points known to lack their cases, named so the gap is visible (none now). Remove a name
+# once its cases exist (the second test fails until it is removed).
+PENDING: set[str] = set()
 
 
 def _subcommands(parser) -> list[str]:

@@ -50,8 +50,8 @@ def heads_accuracy(model: str, eval_file: str, *, text_field: str = "sentence1",
     from .model import build_pretrainer
     from .texts import read_documents
 
+    texts = read_documents(eval_file, text_field).texts[:max_eval]  # before the model loads
     enc = load_encoder(model)
-    texts = read_documents(eval_file, text_field).texts[:max_eval]
     tok = enc.tokenizer
     examples = mlm_examples(tok, texts, chunk_documents(tok, texts, max_length), max_length)
     pretrainer = build_pretrainer(enc.transformer, None if fresh else heads_folder(enc))
