@@ -16,9 +16,6 @@ The bar each row is held to (the last column): no traceback; the input is refuse
 wrong, with a message that names the file, line, field or flag and what would be accepted; an
 odd but valid input works (the *expected* column says how). ✗ marks a row that fell short.
 
-Not probed yet: `python -m training mlm`, `mlm-heads` and `mlm-experiment` (issue 12's commands,
-merged after this probe was written; `tests/tools/test_bad_input_cases.py` lists them as pending).
-
 A damaged, contested or misplaced index folder (damaged files or manifest, several writers,
 debris, `build --out` a file, a foreign or newer index) is the store's part of this table:
 [STORE_ERRORS.md](STORE_ERRORS.md), with its tests; those rows are not repeated here.
