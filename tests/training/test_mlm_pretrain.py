@@ -5,6 +5,7 @@ leaves the encoder's weights alone."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 import torch
@@ -99,10 +100,25 @@ def test_head_only_leaves_the_encoder_unchanged(tiny_model_dir, corpus, tmp_path
 
 
 def test_bad_flags_end_in_one_line(tiny_model_dir, corpus, tmp_path, capsys):
-    assert main(_args(tiny_model_dir, corpus, tmp_path / "x", "--mlm-probability", "1.5")) == 2
-    assert "--mlm-probability must be in (0, 1)" in capsys.readouterr().err
+    for flag, value, says in [("--mlm-probability", "1.5", "must be < 1, got 1.5"),
+                              ("--epochs", "inf", "must be a finite number")]:
+        with pytest.raises(SystemExit) as stop:  # argparse refuses it, naming the flag
+            main(_args(tiny_model_dir, corpus, tmp_path / "x", flag, value))
+        assert stop.value.code == 2
+        assert f"argument {flag}: {says}" in capsys.readouterr().err
     assert main(_args(tiny_model_dir, tmp_path / "missing.jsonl", tmp_path / "y")) == 2
     assert "corpus not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change", [{"epochs": math.inf}, {"learning_rate": math.inf},
+                                    {"mlm_probability": 0.0}])
+def test_the_library_refuses_what_the_flags_refuse(change):
+    from training.errors import TrainingError
+    from training.mlm import MlmConfig
+    from training.mlm.pretrain import check_config
+
+    with pytest.raises(TrainingError, match="must be"):
+        check_config(MlmConfig(model="minilm", corpus=("c.jsonl",), out="o", **change))
 
 
 def test_resume_continues_from_the_last_checkpoint(tiny_model_dir, corpus, tmp_path):
