@@ -121,6 +121,17 @@ def test_the_library_refuses_what_the_flags_refuse(change):
         check_config(MlmConfig(model="minilm", corpus=("c.jsonl",), out="o", **change))
 
 
+def test_resume_after_a_start_that_never_trained_starts_afresh(corpus, tmp_path):
+    from encoder import EncoderNotFoundError
+    from training.mlm import MlmConfig, pretrain
+
+    config = MlmConfig(model=str(tmp_path / "no-model"), corpus=(str(corpus),),
+                       out=str(tmp_path / "r"), max_steps=1, show_progress=False)
+    for resume in (False, True):  # the second: the model error again, not "run.json unreadable"
+        with pytest.raises(EncoderNotFoundError):
+            pretrain(config, resume=resume)
+
+
 def test_resume_continues_from_the_last_checkpoint(tiny_model_dir, corpus, tmp_path):
     from transformers import TrainerCallback
 

@@ -4,6 +4,7 @@ before a model loads, or by the model load itself (W/corpus.jsonl, minilm, 32 to
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from .probe import Case, Outcome, cli
@@ -26,19 +27,35 @@ def _mlm(bad: str, *flags: str, corpus: str | None = "{W}/corpus.jsonl",
 
 
 def _resume_other() -> Case:
-    """A start that stops at the model load (it leaves its run.json), then `--resume` with
-    another masking share."""
+    """A run folder whose run.json records other settings, then `--resume` into it."""
+
+    def run(ws) -> Outcome:
+        out = ws.root / "runs" / uuid.uuid4().hex[:8]
+        out.mkdir(parents=True)
+        (out / "run.json").write_text(json.dumps(
+            {"format": 1, "kind": "mlm", "identity": {"model": "e5-multilingual"},
+             "finished": False, "stages_done": [{}]}), encoding="utf-8")
+        return cli("training", "mlm", "--model", "minilm", "--corpus", "{W}/corpus.jsonl",
+                   "--out", str(out), *QUICK, "--resume")(ws)
+
+    return Case("python -m training mlm", "--resume with other settings", run)
+
+
+def _restart() -> Case:
+    """A start that fails at the model load, then the same with `--resume`: nothing was
+    trained, so the run starts afresh and fails at the same load, not at the run folder."""
 
     def run(ws) -> Outcome:
         out = str(ws.root / "runs" / uuid.uuid4().hex[:8])
         argv = ["mlm", "--model", "{W}/no-model", "--corpus", "{W}/corpus.jsonl", "--out", out,
                 *QUICK]
         first = cli("training", *argv)(ws)
-        again = cli("training", *argv, "--resume", "--mlm-probability", "0.3")(ws)
+        again = cli("training", *argv, "--resume")(ws)
         again.message = f"first: {first.message} → then: {again.message}"
         return again
 
-    return Case("python -m training mlm", "--resume with other settings", run)
+    return Case("python -m training mlm", "--resume after a failed start", run,
+                note="the run that never trained blocks nothing; the model error again")
 
 
 MLM = [
@@ -80,6 +97,7 @@ MLM = [
     _mlm("--out a finished fit run", out="{W}/runs/finished"),
     _mlm("--resume with nothing to resume", "--resume"),
     _resume_other(),
+    _restart(),
 ]
 
 

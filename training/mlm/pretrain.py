@@ -74,6 +74,7 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
     for d in [*sources, *([held] if held else [])]:
         log.info("corpus: %s", d.summary())
     out = prepare_out(config.out, config.identity(), resume=resume)
+    resume = (out / RUN_FILE).is_file()  # False where a run that never trained was cleared
     run = read_run(out) if resume else {
         "format": RUN_FORMAT, "kind": "mlm", "identity": config.identity(),
         "config": config.to_dict(), "started_at": _now(), "finished": False,
