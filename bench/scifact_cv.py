@@ -6,8 +6,9 @@ Every train query's dense list comes from the fold model that did not train on i
 (`fold-K/cv_run.json`, written by `python -m training fit --config recipes/scifact.json`); BM25
 is over whole documents (title + text). Fusion weights are chosen on the other folds' queries
 (bench/fusion_cv.py), so no query picks the weights it is scored with. `--baseline minilm`
-scores the bundled model the same way (whole documents truncated at 256 tokens), once, cached.
-Writes bench/results/scifact_cv.md and .json.
+scores the bundled model the same way (whole documents cut at the recipe's max length), once,
+cached. While folds are missing (a run still going), every system is scored on the finished
+folds' queries only, and the table says so. Writes bench/results/scifact_cv.md and .json.
 """
 
 from __future__ import annotations
@@ -30,39 +31,55 @@ from common import bertscope_home  # noqa: E402
 from metrics import evaluate_run, load_beir  # noqa: E402
 
 
-def baseline_run(model: str, corpus: dict, queries: dict) -> dict:
-    """The bundled model's exact top 100 over whole documents (cached: it encodes the corpus)."""
+def baseline_run(model: str, corpus: dict, queries: dict, max_length: int | None) -> dict:
+    """The bundled model's exact top 100 over whole documents cut at `max_length` tokens (cached:
+    it encodes the corpus)."""
     from training.crossval import dense_run
 
-    path = bertscope_home() / "bench" / f"scifact-train-whole-docs-{model}.json"
+    cut = f"-{max_length}" if max_length else ""
+    path = bertscope_home() / "bench" / f"scifact-train-whole-docs-{model}{cut}.json"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(dense_run(model, corpus, queries)))
+        run = dense_run(model, corpus, queries, max_length=max_length)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(run))
+        tmp.replace(path)
     return json.loads(path.read_text())
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--cv", required=True, help="output folder of the scifact recipe")
+    p.add_argument("--cv", help="output folder of the scifact recipe")
     p.add_argument("--baseline", default="minilm", help="bundled model to compare, or ''")
     p.add_argument("--folds", type=int, default=5, help="folds for choosing fusion weights")
     p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--baseline-only", type=int, metavar="MAX_LENGTH",
+                   help="only compute (and cache) the baseline's run at this length, then stop "
+                        "(before the recipe has run)")
     args = p.parse_args()
 
     corpus, queries, qrels = load_beir(data_dir() / "scifact", "train")
+    if args.baseline_only:
+        baseline_run(args.baseline, corpus, queries, args.baseline_only)
+        return 0
+    if not args.cv:
+        p.error("--cv FOLDER is required (the scifact recipe's --out)")
     cv_dir = Path(args.cv).expanduser()
     record = json.loads((cv_dir / "crossval.json").read_text())
+    max_length = record.get("max_length")
     tuned: dict = {}
-    for k in range(record["folds"]):
+    done = [k for k in range(record["folds"]) if (cv_dir / f"fold-{k}" / "cv_run.json").is_file()]
+    for k in done:
         tuned.update(json.loads((cv_dir / f"fold-{k}" / "cv_run.json").read_text()))
-    missing = sorted(set(queries) - set(tuned))
-    if missing:
-        raise SystemExit(f"{len(missing)} queries have no fold run yet (first: {missing[0]})")
-    qids = sorted(queries)
+    if not tuned:
+        raise SystemExit(f"{cv_dir}: no fold has finished yet (no fold-K/cv_run.json)")
+    qids = sorted(tuned)  # every query once all folds are done
+    qrels = {q: qrels[q] for q in qids}
     bm25, _ = bm25_documents(corpus, qids, [queries[q] for q in qids])
     dense = {"fine-tuned (CV)": tuned}
     if args.baseline:
-        dense[f"bundled {args.baseline}"] = baseline_run(args.baseline, corpus, queries)
+        full = baseline_run(args.baseline, corpus, queries, max_length)
+        dense[f"bundled {args.baseline}"] = {q: full[q] for q in qids}
 
     rows = [{"system": "BM25 whole documents", **evaluate_run(bm25, qrels), "weights": "-"}]
     grid = simplex(2, 0.05)
@@ -82,8 +99,11 @@ def main() -> int:
     lines = ["# SciFact train, cross-validated: the `scifact` recipe", "",
              f"`HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_cv.py --cv {args.cv}`", "",
              f"{record['folds']}-fold cross-validation over the {len(qids)} judged train queries "
-             "(each query's dense list from the model that did not train on it; "
-             f"recipe folds seed {record['seed']}); whole documents, 256-token limit.", "",
+             f"of {'all' if len(done) == record['folds'] else 'the finished'} folds "
+             f"({', '.join(map(str, done))} of {record['folds']}; each query's dense list from "
+             f"the model that did not train on it; recipe folds seed {record['seed']}); whole "
+             f"documents cut at {max_length or 'the model limit of'} tokens for every dense "
+             "system.", "",
              "| system | nDCG@10 | Recall@100 | MRR@10 | fusion weights (BM25, dense) by fold |",
              "|---|---|---|---|---|"]
     lines += [f"| {r['system']} | {r['ndcg@10']:.4f} | {r['recall@100']:.4f} | "

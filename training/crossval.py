@@ -47,7 +47,7 @@ def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
                                        "skip": cv.skip},
         "queries": {str(k): sorted(q for q, f in folds.items() if f == k)
                     for k in range(cv.folds)},
-        "fold_scores": {}, "wall_s": {},
+        "max_length": recipe.config.max_seq_length, "fold_scores": {}, "wall_s": {},
     }
     if (out / CV_FILE).is_file():
         previous = json.loads((out / CV_FILE).read_text(encoding="utf-8"))
@@ -86,13 +86,17 @@ def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
 
 
 def dense_run(model: str | Path, corpus: dict[str, dict], queries: dict[str, str],
-              *, batch_size: int = 32) -> dict[str, dict[str, float]]:
-    """Exact cosine top-100 of `queries` over every document of `corpus`, with `model`."""
+              *, batch_size: int = 32, max_length: int | None = None
+              ) -> dict[str, dict[str, float]]:
+    """Exact cosine top-100 of `queries` over every document of `corpus`, with `model`; texts cut
+    at `max_length` tokens (default: the model's own limit)."""
     from encoder import load_encoder
 
     from .evaluate import search_run
 
     enc = load_encoder(model)
+    if max_length is not None:
+        enc.model.max_seq_length = max_length
     doc_ids = list(corpus)
     docs = enc.encode([document_text(corpus[d]) for d in doc_ids], batch_size=batch_size,
                       prompt="passage", show_progress=True)

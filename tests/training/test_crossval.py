@@ -80,6 +80,7 @@ def test_cross_validated_recipe_end_to_end(tiny_model_dir, tmp_path, capsys):
                               for q in held[str(1 - int(k))]}
         assert len(run[held[k][0]]) == 12  # the whole corpus ranked (top 100 of 12)
     assert set(record["pooled"]) == {"ndcg@10", "recall@100", "mrr@10"}
+    assert record["max_length"] == 32  # what bench/scifact_cv.py cuts the baseline's texts at
     assert (out / "final" / "metrics.json").is_file()
     assert main(argv) == 2  # a finished run is not overwritten without --resume
 
