@@ -6,6 +6,8 @@
   list; an item missing from a list gets that list's lowest normalised score (as if it ranked
   last there).
 - `fuse`: either of them by name, as `SemanticIndex.search(mode="hybrid", fusion=...)` calls it.
+- `check_weights`: the one check of fusion weights (all three above, and the search's
+  `weights=`), so a bad weight reads the same wherever it is given.
 
 The hybrid default (`DEFAULT_FUSION`, `DEFAULT_WEIGHTS`) is what bench/fusion.py measured best on
 SciFact train queries, weights chosen by cross-validation (bench/results/fusion.md).
@@ -14,6 +16,7 @@ SciFact train queries, weights chosen by cross-validation (bench/results/fusion.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable, Sequence
 
 RRF_K = 60
@@ -45,7 +48,7 @@ def rrf(
     """
     if k < 0:
         raise ValueError(f"rrf k must be >= 0, got {k}")
-    weights = _weights(weights, len(rankings))
+    weights = check_weights(weights, len(rankings))
     scores: dict[Hashable, float] = {}
     for ranking, w in zip(rankings, weights, strict=True):
         for rank, item in enumerate(ranking, start=1):
@@ -83,7 +86,7 @@ def convex(
 
     Returns (id, score) best first; ties keep first-seen order.
     """
-    weights = _weights(weights, len(runs))
+    weights = check_weights(weights, len(runs))
     normalised: list[dict[Hashable, float]] = []
     floors: list[float] = []
     for run in runs:
@@ -117,12 +120,30 @@ def fuse(
     return convex(runs, weights, norm=method)
 
 
-def _weights(weights: Sequence[float] | None, n: int) -> list[float]:
-    weights = [1.0] * n if weights is None else [float(w) for w in weights]
-    if len(weights) != n:
-        raise ValueError(f"{len(weights)} weights for {n} rankings")
-    if any(w < 0 or not math.isfinite(w) for w in weights):
-        raise ValueError(f"weights must be finite and >= 0, got {weights}")
-    if weights and not any(weights):
-        raise ValueError(f"at least one weight must be > 0, got {weights}")
-    return weights
+def check_weights(weights: Sequence[float] | None, n: int,
+                  names: Sequence[str] | None = None) -> list[float]:
+    """One weight per fused list: finite numbers >= 0, not all 0; None gives every list 1.
+
+    `names` label the lists in the messages (the search passes ("dense", "lexical")). Raises a
+    `ValueError` naming the bad weight and showing a good value.
+    """
+    if weights is None:
+        return [1.0] * n
+    labels = list(names) if names else [f"weight {i + 1} of {n}" for i in range(n)]
+    if isinstance(weights, (str, bytes, dict)) or not hasattr(weights, "__len__") or \
+            len(weights) != n:
+        what = f"a pair ({', '.join(names)})" if names and n == 2 else \
+            f"{n} numbers ({', '.join(names)})" if names else f"{n} numbers, one per list,"
+        example = "(" + ", ".join(["1.0"] * n) + ")"
+        raise ValueError(f"weights must be {what} like {example}, got {weights!r}")
+    out = []
+    for label, w in zip(labels, weights, strict=True):
+        if isinstance(w, bool) or not isinstance(w, numbers.Real) or not math.isfinite(w) \
+                or w < 0:
+            label = f"the {label} weight" if names else label
+            raise ValueError(f"weights: {label} must be a finite number >= 0, got {w!r}")
+        out.append(float(w))
+    if not any(out):
+        shown = "(" + ", ".join(f"{w:g}" for w in out) + ")"
+        raise ValueError(f"weights {shown} give every hit score 0: make at least one positive")
+    return out

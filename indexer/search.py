@@ -15,10 +15,10 @@ from . import db
 from .documents import Hit
 from .errors import QueryError
 from .filters import compile_filter
-from .fusion import DEFAULT_WEIGHTS, FUSIONS, fuse
+from .fusion import DEFAULT_WEIGHTS, FUSIONS, check_weights, fuse
 from .lexical import LexicalIndex
 from .presets import Spec, check_knobs, exhaustive_knobs, search_params
-from .validation import check_flag, check_rrf_k, check_weights
+from .validation import check_flag, check_rrf_k
 
 MODES = ("dense", "lexical", "hybrid")
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
@@ -52,8 +52,7 @@ class Searcher:
         if mode not in MODES:
             raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
         per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
-        fusion_args = check_fusion(fusion, weights if weights is None else check_weights(weights),
-                                   rrf_k)
+        fusion_args = check_fusion(fusion, weights, rrf_k)
         try:
             knobs = check_knobs(self.spec, knobs)
         except ValueError as exc:
@@ -182,16 +181,17 @@ class Searcher:
 
 
 def check_fusion(fusion: str, weights: Sequence[float] | None, rrf_k: int) -> dict[str, Any]:
-    """`fuse`'s arguments for a hybrid search; `weights` None: the fusion's measured default."""
+    """`fuse`'s arguments for a hybrid search; `weights` None: the fusion's measured default.
+    The weights go through `fusion.check_weights`, the check `fuse` itself makes."""
     if fusion not in FUSIONS:
         raise QueryError(f"Invalid fusion {fusion!r}. Valid: {', '.join(FUSIONS)}")
     if weights is None:
         weights = DEFAULT_WEIGHTS[fusion]
     try:
-        fuse([[], []], fusion, weights, rrf_k=rrf_k)  # validates weights and rrf_k
+        checked = check_weights(weights, 2, names=("dense", "lexical"))
     except ValueError as exc:
-        raise QueryError(f"{exc} (weights are (dense, lexical))") from exc
-    return {"method": fusion, "weights": tuple(weights), "rrf_k": rrf_k}
+        raise QueryError(str(exc)) from exc
+    return {"method": fusion, "weights": tuple(checked), "rrf_k": rrf_k}
 
 
 def check_queries(queries: Sequence[str]) -> list[str]:

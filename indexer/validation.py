@@ -133,24 +133,6 @@ def check_rrf_k(value: Any) -> int:
     return value
 
 
-def check_weights(weights: Any) -> tuple[float, float]:
-    """Hybrid weights (dense, lexical): two finite numbers >= 0, not both 0."""
-    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence) or \
-            len(weights) != 2:
-        raise QueryError(f"weights must be a pair (dense, lexical) like (1.0, 1.0), "
-                         f"got {weights!r}")
-    out = []
-    for name, w in zip(("dense", "lexical"), weights, strict=True):
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) \
-                or w < 0:
-            raise QueryError(f"weights: the {name} weight must be a finite number >= 0, "
-                             f"got {w!r}")
-        out.append(float(w))
-    if not any(out):
-        raise QueryError("weights (0, 0) give every hit score 0: make at least one positive")
-    return out[0], out[1]
-
-
 def check_build_args(preset, batch_size, shard_size, progress) -> None:
     """Settings that would otherwise fail after the corpus is read, or deep inside FAISS."""
     if preset not in PRESETS:

@@ -1,9 +1,18 @@
 """Fusion: RRF and convex combinations against hand-computed cases; invariants and refusals."""
 
+import numpy as np
 import pytest
 
 from indexer import rrf
-from indexer.fusion import DEFAULT_FUSION, DEFAULT_WEIGHTS, FUSIONS, convex, fuse, normalise
+from indexer.fusion import (
+    DEFAULT_FUSION,
+    DEFAULT_WEIGHTS,
+    FUSIONS,
+    check_weights,
+    convex,
+    fuse,
+    normalise,
+)
 
 
 def test_rrf_formula_and_order():
@@ -70,7 +79,7 @@ def test_convex_three_lists_and_bad_weights():
     assert fused["a"] == pytest.approx(1.0) and fused["b"] == pytest.approx(1.5)
     assert fused["d"] == pytest.approx(2.0)
     assert convex([[], DENSE])[0][0] == "b"  # an empty list adds nothing
-    with pytest.raises(ValueError, match="2 weights for 3 rankings"):
+    with pytest.raises(ValueError, match="must be 3 numbers, one per list"):
         convex([LEXICAL, DENSE, third], weights=[1, 1])
     with pytest.raises(ValueError, match=">= 0"):
         convex([LEXICAL, DENSE], weights=[-1, 1])
@@ -105,16 +114,38 @@ def test_constant_scores_and_single_items():
     assert all(map(lambda v: v == v, dict(convex([flat, flat], norm="zscore")).values()))  # no NaN
 
 
-@pytest.mark.parametrize("weights,match", [
-    ([float("nan"), 1.0], "finite"),
-    ([float("inf"), 1.0], "finite"),
-    ([0.0, 0.0], "at least one weight"),
-    ([-0.5, 1.5], ">= 0"),
+@pytest.mark.parametrize("weights,said", [
+    ([float("nan"), 1.0], "weights: weight 1 of 2 must be a finite number >= 0, got nan"),
+    ([1.0, float("inf")], "weights: weight 2 of 2 must be a finite number >= 0, got inf"),
+    ([-0.5, 1.5], "weights: weight 1 of 2 must be a finite number >= 0, got -0.5"),
+    ([1, True], "weights: weight 2 of 2 must be a finite number >= 0, got True"),
+    ([0.0, 0], "weights (0, 0) give every hit score 0: make at least one positive"),
+    ([1.0], "weights must be 2 numbers, one per list, like (1.0, 1.0), got [1.0]"),
+    ("11", "weights must be 2 numbers, one per list, like (1.0, 1.0), got '11'"),
 ])
-def test_bad_weights_are_refused_by_every_fusion(weights, match):
-    for method in FUSIONS:
-        with pytest.raises(ValueError, match=match):
-            fuse([LEXICAL, DENSE], method, weights)
+def test_bad_weights_are_refused_by_every_fusion(weights, said):
+    """One check (`check_weights`) and one message for rrf, convex and fuse."""
+    calls = [lambda: rrf([["a"], ["b"]], weights=weights),
+             lambda: convex([LEXICAL, DENSE], weights)]
+    calls += [lambda m=m: fuse([LEXICAL, DENSE], m, weights) for m in FUSIONS]
+    for call in calls:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value) == said
+
+
+def test_named_weights_say_which_list():
+    """The search names its two lists (dense, lexical); the wording is otherwise fuse's."""
+    names = ("dense", "lexical")
+    with pytest.raises(ValueError) as info:
+        check_weights((1, float("nan")), 2, names)
+    assert str(info.value) == "weights: the lexical weight must be a finite number >= 0, got nan"
+    with pytest.raises(ValueError) as info:
+        check_weights((1, 1, 1), 2, names)
+    assert str(info.value) == "weights must be a pair (dense, lexical) like (1.0, 1.0), got " \
+                              "(1, 1, 1)"
+    assert check_weights(None, 3) == [1.0, 1.0, 1.0]
+    assert check_weights(np.array([0.25, 1]), 2, names) == [0.25, 1.0]
 
 
 def test_fuse_by_name():

@@ -189,6 +189,23 @@ def test_bad_queries_are_refused_clearly(flat_index, tiny_encoder, kwargs, match
         index.search(queries, **kwargs)
 
 
+def test_search_weights_get_fuses_own_check(flat_index, tiny_encoder):
+    """A bad hybrid weight is refused by `fusion.check_weights`, the check `fuse` makes: the
+    same sentence, with the search's lists named."""
+    from indexer.fusion import fuse
+
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    for bad, label in (((-1, 1), "the dense weight"), ((1, -1), "the lexical weight")):
+        with pytest.raises(QueryError) as searched:
+            index.search("ok", mode="hybrid", weights=bad)
+        assert str(searched.value) == f"weights: {label} must be a finite number >= 0, got -1"
+    with pytest.raises(ValueError) as fused:
+        fuse([[], []], "zscore", (-1, 1))
+    assert str(fused.value) == "weights: weight 1 of 2 must be a finite number >= 0, got -1"
+    with pytest.raises(QueryError, match=r"^weights \(0, 0\) give every hit score 0"):
+        index.search("ok", mode="hybrid", weights=(0, 0.0), fusion="rrf")
+
+
 def test_encoder_mismatch_is_refused(flat_index, minilm):
     with pytest.raises(EncoderMismatchError, match="this index needs encoder 'tiny-bert'"):
         SemanticIndex.open(flat_index, encoder=minilm)
