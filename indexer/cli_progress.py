@@ -7,7 +7,12 @@ import sys
 
 class StageBar:
     """Progress on stderr: a line as each stage starts, and a tqdm bar over the chunks while
-    encoding (chunks, not documents: one huge document still moves the bar)."""
+    encoding (chunks, not documents: one huge document still moves the bar).
+
+    The bar's rate counts only chunks encoded while it is shown: the first report already
+    carries a batch (and, on a resumed build, shards read back from disk), so the bar starts at
+    that count (tqdm's `initial`) instead of crediting it all to the first millisecond.
+    """
 
     STARTS = {"chunk": "chunking {total:,} documents…",
               "index": "indexing {total:,} chunks…", "save": "saving…"}
@@ -15,6 +20,7 @@ class StageBar:
     def __init__(self) -> None:
         self.bar = None
         self.stage = None
+        self.resumed = 0
 
     def __call__(self, p) -> None:
         from tqdm import tqdm
@@ -27,9 +33,13 @@ class StageBar:
             if p.stage in self.STARTS:
                 print(self.STARTS[p.stage].format(total=p.total), file=sys.stderr, flush=True)
             if p.stage == "encode":
-                self.bar = tqdm(total=p.chunks_total, desc="encode", unit="chunk",
-                                file=sys.stderr, dynamic_ncols=True)
+                self.bar = tqdm(total=p.chunks_total, initial=p.chunks, desc="encode",
+                                unit="chunk", file=sys.stderr, dynamic_ncols=True)
+                self.resumed = p.resumed
         if self.bar is not None:
+            if p.resumed != self.resumed:  # a shard read back from disk: not this run's speed
+                self.bar.initial += p.chunks - self.bar.n
+                self.resumed = p.resumed
             self.bar.n = p.chunks
             self.bar.set_postfix_str(f"{p.done:,}/{p.total:,} docs"
                                      + (f", {p.resumed:,} resumed" if p.resumed else ""),
@@ -38,7 +48,8 @@ class StageBar:
 
 
 class ChunkBar:
-    """`index.add/upsert(progress=ChunkBar())`: a tqdm bar over the chunks being embedded."""
+    """`index.add/upsert(progress=ChunkBar())`: a tqdm bar over the chunks being embedded
+    (starting at the first report's count, as `StageBar` does, so its rate is not absurd)."""
 
     def __init__(self) -> None:
         self.bar = None
@@ -47,8 +58,8 @@ class ChunkBar:
         from tqdm import tqdm
 
         if self.bar is None:
-            self.bar = tqdm(total=total, desc="encode", unit="chunk", file=sys.stderr,
-                            dynamic_ncols=True)
+            self.bar = tqdm(total=total, initial=done, desc="encode", unit="chunk",
+                            file=sys.stderr, dynamic_ncols=True)
         self.bar.n = done
         self.bar.refresh()
         if done >= total:

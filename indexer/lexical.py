@@ -29,6 +29,15 @@ def _stopwords() -> frozenset[str]:
     return frozenset(STOPWORDS_EN)
 
 
+def _bm25s():
+    """`bm25s`, its logger quietened: bm25s sets it to DEBUG on import, so its "Building index
+    from tokens" would print under any root level (the CLI's is WARNING)."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
 @lru_cache(maxsize=1)
 def _jieba():
     import jieba
@@ -59,8 +68,7 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, ids: Sequence[int], tokens: Sequence[Sequence[str]]) -> LexicalIndex:
-        import bm25s
-
+        bm25s = _bm25s()
         retriever = bm25s.BM25()
         if len(ids):
             retriever.index([list(t) or [""] for t in tokens], show_progress=False)
@@ -102,8 +110,7 @@ class LexicalIndex:
 
     @classmethod
     def load(cls, folder: Path) -> LexicalIndex:
-        import bm25s
-
+        bm25s = _bm25s()
         ids = np.load(folder / "ids.npy", allow_pickle=False)
         if not len(ids):
             return cls(bm25s.BM25(), ids)

@@ -10,6 +10,7 @@ indexer never import each other). Queries are dealt into folds for cross-validat
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ class Bm25:
         import bm25s
         import Stemmer
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
         self._bm25s = bm25s
         self.stemmer = Stemmer.Stemmer("english")
         self.ids = list(corpus)

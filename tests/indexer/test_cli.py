@@ -34,6 +34,7 @@ def test_build_search_run_eval_info(beir, tmp_path, tiny_model_dir, run_cli):
     assert built.code == 0
     err = built.err
     assert "skipped corpus.jsonl:5: missing text field 'text'" in err
+    assert "Building index from tokens" not in built.log + err  # bm25s' own DEBUG line
     assert json.loads((out / "manifest.json").read_text())["skipped"] == [
         {"file": "corpus.jsonl", "line": 5, "reason": "missing text field 'text'"}]
 
