@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from benchkit import data_dir, machine  # noqa: E402
-from fusion_cv import cross_validate, simplex  # noqa: E402
+from fusion_cv import cross_validate, paired_bootstrap, simplex  # noqa: E402
 from retrieval import bm25_documents  # noqa: E402
 
 from common import bertscope_home  # noqa: E402
@@ -83,32 +83,45 @@ def main() -> int:
 
     rows = [{"system": "BM25 whole documents", **evaluate_run(bm25, qrels), "weights": "-"}]
     grid = simplex(2, 0.05)
+    fused: dict[tuple[str, str], dict] = {}  # (dense name, method) -> run
     for name, run in dense.items():
-        rows.append({"system": f"dense, {name}", **evaluate_run(run, qrels), "weights": "-"})
+        rows.append({"system": f"dense, {name}", "dense": name, "method": "-",
+                     **evaluate_run(run, qrels), "weights": "-"})
+        fused[name, "-"] = run
         for method in ("rrf", "minmax", "zscore"):
             equal = method == "rrf"
             res = cross_validate([bm25, run], qrels, method, [(0.5, 0.5)] if equal else grid,
                                  folds=args.folds, seed=15)
             ws = sorted({tuple(w) for w in res["weights"].values()})
             label = "RRF k=60" if equal else f"convex {method}, weight by CV"
-            rows.append({"system": f"hybrid {label}(BM25, {name})", **res["scores"],
+            rows.append({"system": f"hybrid {label} (BM25, {name})", "dense": name,
+                         "method": method, **res["scores"],
                          "weights": "; ".join(str(w) for w in ws)})
+            fused[name, method] = res["run"]
         for r in rows[-4:]:
             print(json.dumps(r), flush=True)
+    base = f"bundled {args.baseline}"
+    for r in rows:  # the fine-tuned model against the bundled one, same system, same queries
+        if r.get("dense") == "fine-tuned (CV)" and (base, r["method"]) in fused:
+            r["vs_bundled"] = paired_bootstrap(fused["fine-tuned (CV)", r["method"]],
+                                               fused[base, r["method"]], qrels)
 
     lines = ["# SciFact train, cross-validated: the `scifact` recipe", "",
              f"`HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_cv.py --cv {args.cv}`", "",
              f"{record['folds']}-fold cross-validation over the {len(qids)} judged train queries "
              f"of {'all' if len(done) == record['folds'] else 'the finished'} folds "
-             f"({', '.join(map(str, done))} of {record['folds']}; each query's dense list from "
+             f"(done: {', '.join(map(str, done))}; each query's dense list from "
              f"the model that did not train on it; recipe folds seed {record['seed']}); whole "
              f"documents cut at {max_length or 'the model limit of'} tokens for every dense "
              "system.", "",
-             "| system | nDCG@10 | Recall@100 | MRR@10 | fusion weights (BM25, dense) by fold |",
-             "|---|---|---|---|---|"]
-    lines += [f"| {r['system']} | {r['ndcg@10']:.4f} | {r['recall@100']:.4f} | "
-              f"{r['mrr@10']:.4f} | {r['weights']} |" for r in rows]
-    lines += ["", f"- recipe per-fold dense scores: {json.dumps(record['fold_scores'])}",
+             "| system | nDCG@10 | Δ nDCG@10 vs the bundled model [95% CI] (queries better / "
+             "worse) | Recall@100 | MRR@10 | fusion weights (BM25, dense) by fold |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {r['system']} | {r['ndcg@10']:.4f} | {delta(r.get('vs_bundled'))} | "
+              f"{r['recall@100']:.4f} | {r['mrr@10']:.4f} | {r['weights']} |" for r in rows]
+    lines += ["", "- Δ: per-query nDCG@10 of the fine-tuned system minus the same system with the "
+              "bundled model, 95% interval from 2,000 paired resamples of the queries.",
+              f"- recipe per-fold dense scores: {json.dumps(record['fold_scores'])}",
               f"- training + scoring wall time per fold (s): {json.dumps(record['wall_s'])}",
               f"- negatives: {json.dumps(record['negatives'])}",
               f"- machine: {machine()}; date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
@@ -118,6 +131,13 @@ def main() -> int:
     (out / "scifact_cv.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
+
+
+def delta(d: dict | None) -> str:
+    if not d:
+        return "-"
+    return (f"{d['delta']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}] "
+            f"({d['better']} / {d['worse']})")
 
 
 if __name__ == "__main__":
