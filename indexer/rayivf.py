@@ -94,6 +94,9 @@ class ShardedVectors:
                                    f"{str(exc).splitlines()[0][:200] if str(exc) else ''}); the "
                                    "shards finished so far are kept: run the same build again to "
                                    "go on") from exc
+            finally:
+                for ref in running:  # interrupted: no task writes on behind the driver's back
+                    ray.cancel(ref)
         self.stages["add_s"] = time.perf_counter() - clock
 
     def merge(self, folder: Path) -> DiskIVFPQ:

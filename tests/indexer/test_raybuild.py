@@ -23,15 +23,6 @@ pytest.importorskip("ray")
 QUERIES = ["cats purr", "stocks fell on Monday", "rain tomorrow", "the team won", "postman"]
 
 
-@pytest.fixture(scope="module")
-def ray_cpus():
-    import ray
-
-    yield 2
-    if ray.is_initialized():
-        ray.shutdown()
-
-
 def _content(index: SemanticIndex) -> tuple:
     docs = index.conn.execute("SELECT doc_id, title, text, metadata FROM documents "
                               "ORDER BY doc_id").fetchall()
