@@ -45,9 +45,6 @@ class ShardedVectors:
         """Each shard's vectors, mapped (nothing read yet)."""
         return [np.load(p, mmap_mode="r", allow_pickle=False) for p in self.paths]
 
-    def __len__(self) -> int:
-        return sum(len(p) for p in self.parts())
-
     def array(self) -> np.ndarray:
         """All vectors in one array, in RAM (flat, hnsw, ivf, ivfpq, sq8)."""
         parts = self.parts()

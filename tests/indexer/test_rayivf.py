@@ -83,6 +83,7 @@ def test_ray_ivfpq_disk_adds_on_workers_and_equals_local_build(
     assert not list((tmp_path / "ray").glob(".build-*"))
 
 
+@pytest.mark.slow
 def test_ray_ivfpq_disk_trained_on_a_sample_agrees_with_exact_search(
         tmp_path, tiny_encoder, flat, merged, ray_cpus, monkeypatch):
     monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 200)
