@@ -42,6 +42,7 @@ from indexer.presets import (
 from indexer.rayivf import SEED, add_shard, sample
 
 K = 10
+PASSES = 3  # QPS: the best of this many passes (other jobs share the 2 cores)
 SWEEP = [(8, 16), (16, 16), (32, 16), (64, 16), (16, 32), (32, 32), (64, 32), (128, 32)]
 
 
@@ -63,7 +64,7 @@ def serve(folder: Path, queries: np.ndarray, truth: np.ndarray, spec_json: str) 
     for knobs in [{}] + [{"nprobe": p, "rerank": r} for p, r in SWEEP]:
         full = check_knobs(spec, knobs)
         params = search_params(spec, full, None, index)
-        speed, found = qps(lambda q, params=params: index.search(q, K, params)[1], queries)
+        speed, found = best_qps(lambda q, params=params: index.search(q, K, params)[1], queries)
         rows.append({"knobs": full, "default": not knobs, "qps": round(speed, 1),
                      "recall@10": round(recall(found, truth), 4)})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
@@ -95,9 +96,17 @@ def build_as_ray_does(spec, base: np.ndarray, work: Path, shards: int) -> dict:
                   str(files[-1]))
     out["add_s"], clock = time.perf_counter() - clock, time.perf_counter()
     parts = [np.load(work / f"shard-{i}.npy", mmap_mode="r") for i in range(shards)]
-    DiskIVFPQ.merge(work / "trained.faiss", files, parts, work / "vectors")
+    merged: dict[str, float] = {}
+    DiskIVFPQ.merge(work / "trained.faiss", files, parts, work / "vectors", merged)
     out["merge_s"] = time.perf_counter() - clock
+    out["merge_lists_s"], out["merge_rows_s"] = merged["lists_s"], merged["rows_s"]
     return out
+
+
+def best_qps(fn, queries: np.ndarray) -> tuple[float, np.ndarray]:
+    """`qps` of the least disturbed of PASSES passes (the results are the same each pass)."""
+    runs = [qps(fn, queries) for _ in range(PASSES)]
+    return max(r[0] for r in runs), runs[0][1]
 
 
 def in_ram_ivfpq(base: np.ndarray, queries: np.ndarray, truth: np.ndarray, threads: int) -> dict:
@@ -112,8 +121,8 @@ def in_ram_ivfpq(base: np.ndarray, queries: np.ndarray, truth: np.ndarray, threa
     for knobs in [{}] + [{"nprobe": p, "rerank": r} for p, r in SWEEP]:
         full = check_knobs(spec, knobs)
         params = search_params(spec, full, None, index)
-        speed, found = qps(lambda q, params=params: index.search(q, K, params=params)[1],
-                           queries)
+        speed, found = best_qps(lambda q, params=params: index.search(q, K, params=params)[1],
+                                queries)
         out["rows"].append({"knobs": full, "default": not knobs, "qps": round(speed, 1),
                             "recall@10": round(recall(found, truth), 4)})
     return out
@@ -163,7 +172,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=bertscope_home()) as tmp:
         work = Path(tmp)
         timed = build_as_ray_does(spec, base, work, args.shards)
-        build_s = sum(timed.values())
+        build_s = timed["train_s"] + timed["add_s"] + timed["merge_s"]
         del base
         sizes = {name: (work / "vectors" / name).stat().st_size for name in (INDEX, LISTS, RERANK)}
         np.save(work / "queries.npy", queries)
@@ -173,7 +182,7 @@ def main() -> int:
                               capture_output=True, text=True)
         served = json.loads(done.stdout.strip().splitlines()[-1])
     payload = {"vectors": n, "from": used, "spec": spec.factory, "default_knobs": spec.knobs,
-               "build_s": round(build_s, 1), **{k: round(v, 1) for k, v in timed.items()},
+               "build_s": round(build_s, 1), **{k: round(v, 2) for k, v in timed.items()},
                "shards": args.shards,
                "bytes_per_vector": {k: round(v / n, 1) for k, v in sizes.items()},
                "build_threads": args.threads, "machine": machine(), "args": " ".join(sys.argv[1:]),
@@ -185,7 +194,8 @@ def main() -> int:
 
 
 def knob_table(rows: list[dict]) -> list[str]:
-    out = ["| nprobe | rerank | recall@10 | QPS (1 thread) |", "|---|---|---|---|"]
+    out = [f"| nprobe | rerank | recall@10 | QPS (1 thread, best of {PASSES} passes) |",
+           "|---|---|---|---|"]
     for row in rows:
         k, mark = row["knobs"], " (default)" if row["default"] else ""
         out.append(f"| {k['nprobe']}{mark} | {k['rerank']} | {row['recall@10']} | {row['qps']} |")
@@ -202,7 +212,8 @@ def table(r: dict) -> str:
              f"- built as the Ray build builds it, one shard after another, {r['build_threads']} "
              f"threads: {r['build_s']} s = training on the sample {r['train_s']} s + adding "
              f"{r['shards']} shards (each into its own IVF shard file) {r['add_s']} s + merging "
-             f"their lists on disk (merge_ondisk) and writing the re-rank rows {r['merge_s']} s",
+             f"their lists on disk (merge_ondisk) {r['merge_lists_s']} s and writing the "
+             f"re-rank rows {r['merge_rows_s']} s",
              f"- bytes per vector: {b[INDEX]} in `{INDEX}` (centroids, PQ tables: read into "
              f"RAM), {b[LISTS]} in `{LISTS}` (PQ codes + ids, mapped), {b[RERANK]} in "
              f"`{RERANK}` (float re-rank rows, mapped, on disk)",

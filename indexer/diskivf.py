@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -167,12 +168,15 @@ class DiskIVFPQ:
         self._extra_ids, self._extra = fresh._extra_ids, fresh._extra
 
     @classmethod
-    def merge(cls, trained: Path, shards: list[Path], rows: list[np.ndarray], folder: Path
-              ) -> DiskIVFPQ:
+    def merge(cls, trained: Path, shards: list[Path], rows: list[np.ndarray], folder: Path,
+              seconds: dict[str, float] | None = None) -> DiskIVFPQ:
         """Write the index as `folder` (new) from IVF shard files, each `trained` (an empty
         trained index file) with some vectors added under their chunk ids: their lists merged on
         disk by `faiss.contrib.ondisk.merge_ondisk`; `rows`: the float vectors of chunk ids 0, 1,
-        ... in order, in pieces (memory-mapped arrays stay on disk). Then map it."""
+        ... in order, in pieces (memory-mapped arrays stay on disk). Then map it. `seconds`
+        receives the time of each part (`lists_s`, `rows_s`)."""
+        seconds = {} if seconds is None else seconds
+        clock = time.perf_counter()
         folder.mkdir()
         with _quiet():
             ivf = faiss.read_index(str(trained))
@@ -181,11 +185,13 @@ class DiskIVFPQ:
             faiss.write_index(ivf, str(folder / INDEX))
         d = ivf.d
         del ivf
+        seconds["lists_s"], clock = time.perf_counter() - clock, time.perf_counter()
         with _rows_file(folder / RERANK, sum(len(r) for r in rows), d) as out:
             at = 0
             for piece in rows:
                 _copy_rows(out, at, piece)
                 at += len(piece)
+        seconds["rows_s"] = time.perf_counter() - clock
         return cls.read(folder)
 
     @classmethod

@@ -40,9 +40,9 @@ def merged(monkeypatch) -> list[int]:
     """Shard files counted each time `DiskIVFPQ.merge` runs."""
     calls, real = [], DiskIVFPQ.merge.__func__
 
-    def spy(cls, trained, shards, rows, folder):
+    def spy(cls, trained, shards, rows, folder, seconds=None):
         calls.append(len(shards))
-        return real(cls, trained, shards, rows, folder)
+        return real(cls, trained, shards, rows, folder, seconds)
 
     monkeypatch.setattr(DiskIVFPQ, "merge", classmethod(spy))
     return calls
@@ -79,7 +79,7 @@ def test_ray_ivfpq_disk_adds_on_workers_and_equals_local_build(
         [[h[0] for h in q] for q in _hits(exact)]
     assert _hits(SemanticIndex.open(tmp_path / "ray", encoder=tiny_encoder)) == _hits(built)
     stages = json.loads((tmp_path / "ray" / "manifest.json").read_text())["build"]["stages"]
-    assert {"train_s", "add_s", "merge_s"} <= set(stages)
+    assert {"train_s", "add_s", "merge_lists_s", "merge_rows_s"} <= set(stages)
     assert not list((tmp_path / "ray").glob(".build-*"))
 
 
