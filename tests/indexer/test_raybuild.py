@@ -125,12 +125,13 @@ def test_kill_9_of_the_ray_driver_keeps_old_index_and_resumes(
         assert _top10(SemanticIndex.open(out, encoder=tiny_encoder)) == old_hits
         assert list(out.glob(".build-ray-*/shard-*.npy"))
 
-        monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 16)  # the re-run resumes from its shards
+        # the re-run (the same model, loaded as the killed driver loaded it) resumes
+        monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 16)
         seen = []
-        built = build_index(corpus, out, model=tiny_encoder, preset="flat", engine="ray",
+        built = build_index(corpus, out, model=str(tiny_model_dir), preset="flat", engine="ray",
                             workers=ray_cpus, progress=seen.append)
         assert max(p.resumed for p in seen) >= 16
-        fresh = build_index(corpus, tmp_path / "fresh", model=tiny_encoder, preset="flat")
+        fresh = build_index(corpus, tmp_path / "fresh", model=str(tiny_model_dir), preset="flat")
         assert _content(built) == _content(fresh) and _top10(built) == _top10(fresh)
         assert not list(out.glob(".build-*"))
         for _ in range(120):  # Ray stops what the killed driver started (measured: ~60 s)
