@@ -30,9 +30,19 @@ from search import grow, qps, real_vectors, recall
 
 from common import bertscope_home
 from indexer.diskivf import INDEX, LISTS, RERANK, DiskIVFPQ
-from indexer.presets import check_knobs, create, search_params, spec_for, train_and_add
+from indexer.presets import (
+    check_knobs,
+    create,
+    search_params,
+    spec_for,
+    train,
+    train_and_add,
+    train_sample_size,
+)
+from indexer.rayivf import SEED, add_shard, sample
 
 K = 10
+PASSES = 3  # QPS: the best of this many passes (other jobs share the 2 cores)
 SWEEP = [(8, 16), (16, 16), (32, 16), (64, 16), (16, 32), (32, 32), (64, 32), (128, 32)]
 
 
@@ -54,7 +64,7 @@ def serve(folder: Path, queries: np.ndarray, truth: np.ndarray, spec_json: str) 
     for knobs in [{}] + [{"nprobe": p, "rerank": r} for p, r in SWEEP]:
         full = check_knobs(spec, knobs)
         params = search_params(spec, full, None, index)
-        speed, found = qps(lambda q, params=params: index.search(q, K, params)[1], queries)
+        speed, found = best_qps(lambda q, params=params: index.search(q, K, params)[1], queries)
         rows.append({"knobs": full, "default": not knobs, "qps": round(speed, 1),
                      "recall@10": round(recall(found, truth), 4)})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
@@ -66,6 +76,37 @@ def serve(folder: Path, queries: np.ndarray, truth: np.ndarray, spec_json: str) 
 
     return {"open_s": round(open_s, 2), "before_open": mb(before), "after_open": mb(opened),
             "after_queries": mb(after), "rows": rows}
+
+
+def build_as_ray_does(spec, base: np.ndarray, work: Path, shards: int) -> dict:
+    """The Ray build's ivfpq-disk path, run here one shard after another: train once on its
+    sample, add each shard to a copy of the trained index (an IVF shard file), merge the lists
+    on disk into `work/vectors`. Returns seconds per stage."""
+    out, clock = {}, time.perf_counter()
+    index = create(spec, base.shape[1])
+    train(index, sample([base], train_sample_size(index.nlist), SEED), SEED)
+    faiss.write_index(index.ivf, str(work / "trained.faiss"))
+    out["train_s"], clock = time.perf_counter() - clock, time.perf_counter()
+    bounds = np.linspace(0, len(base), shards + 1).astype(int)
+    files = []
+    for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        np.save(work / f"shard-{i}.npy", base[lo:hi])
+        files.append(work / f"ivf-{i}.faiss")
+        add_shard(str(work / "trained.faiss"), str(work / f"shard-{i}.npy"), int(lo),
+                  str(files[-1]))
+    out["add_s"], clock = time.perf_counter() - clock, time.perf_counter()
+    parts = [np.load(work / f"shard-{i}.npy", mmap_mode="r") for i in range(shards)]
+    merged: dict[str, float] = {}
+    DiskIVFPQ.merge(work / "trained.faiss", files, parts, work / "vectors", merged)
+    out["merge_s"] = time.perf_counter() - clock
+    out["merge_lists_s"], out["merge_rows_s"] = merged["lists_s"], merged["rows_s"]
+    return out
+
+
+def best_qps(fn, queries: np.ndarray) -> tuple[float, np.ndarray]:
+    """`qps` of the least disturbed of PASSES passes (the results are the same each pass)."""
+    runs = [qps(fn, queries) for _ in range(PASSES)]
+    return max(r[0] for r in runs), runs[0][1]
 
 
 def in_ram_ivfpq(base: np.ndarray, queries: np.ndarray, truth: np.ndarray, threads: int) -> dict:
@@ -80,8 +121,8 @@ def in_ram_ivfpq(base: np.ndarray, queries: np.ndarray, truth: np.ndarray, threa
     for knobs in [{}] + [{"nprobe": p, "rerank": r} for p, r in SWEEP]:
         full = check_knobs(spec, knobs)
         params = search_params(spec, full, None, index)
-        speed, found = qps(lambda q, params=params: index.search(q, K, params=params)[1],
-                           queries)
+        speed, found = best_qps(lambda q, params=params: index.search(q, K, params=params)[1],
+                                queries)
         out["rows"].append({"knobs": full, "default": not knobs, "qps": round(speed, 1),
                             "recall@10": round(recall(found, truth), 4)})
     return out
@@ -94,6 +135,7 @@ def main() -> int:
     p.add_argument("--partial", default="", help="corpora whose finished shards may be used")
     p.add_argument("--queries", type=int, default=300)
     p.add_argument("--threads", type=int, default=2, help="threads for building (queries: 1)")
+    p.add_argument("--shards", type=int, default=8, help="IVF shards added one by one, merged")
     p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA", "/work/shared/data"))
     p.add_argument("--serve", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -129,13 +171,9 @@ def main() -> int:
     spec = spec_for("ivfpq-disk", n, dim)
     with tempfile.TemporaryDirectory(dir=bertscope_home()) as tmp:
         work = Path(tmp)
-        start = time.perf_counter()
-        index = create(spec, dim)
-        train_and_add(index, base, np.arange(n, dtype=np.int64))
-        trained_added = time.perf_counter() - start
-        index.write(work / "vectors")
-        build_s = time.perf_counter() - start
-        del index, base
+        timed = build_as_ray_does(spec, base, work, args.shards)
+        build_s = timed["train_s"] + timed["add_s"] + timed["merge_s"]
+        del base
         sizes = {name: (work / "vectors" / name).stat().st_size for name in (INDEX, LISTS, RERANK)}
         np.save(work / "queries.npy", queries)
         np.save(work / "truth.npy", truth)
@@ -144,8 +182,8 @@ def main() -> int:
                               capture_output=True, text=True)
         served = json.loads(done.stdout.strip().splitlines()[-1])
     payload = {"vectors": n, "from": used, "spec": spec.factory, "default_knobs": spec.knobs,
-               "build_s": round(build_s, 1), "train_and_add_s": round(trained_added, 1),
-               "write_s": round(build_s - trained_added, 1),
+               "build_s": round(build_s, 1), **{k: round(v, 2) for k, v in timed.items()},
+               "shards": args.shards,
                "bytes_per_vector": {k: round(v / n, 1) for k, v in sizes.items()},
                "build_threads": args.threads, "machine": machine(), "args": " ".join(sys.argv[1:]),
                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **served,
@@ -156,7 +194,8 @@ def main() -> int:
 
 
 def knob_table(rows: list[dict]) -> list[str]:
-    out = ["| nprobe | rerank | recall@10 | QPS (1 thread) |", "|---|---|---|---|"]
+    out = [f"| nprobe | rerank | recall@10 | QPS (1 thread, best of {PASSES} passes) |",
+           "|---|---|---|---|"]
     for row in rows:
         k, mark = row["knobs"], " (default)" if row["default"] else ""
         out.append(f"| {k['nprobe']}{mark} | {k['rerank']} | {row['recall@10']} | {row['qps']} |")
@@ -170,8 +209,11 @@ def table(r: dict) -> str:
              ".venv/bin/python bench/disk.py " + r["args"] + "`", "",
              f"- vectors: {', '.join(r['from'])}, grown as bench/search.py grows them; "
              "300 held-out noisy queries", f"- date {r['date']}; {r['machine']}",
-             f"- build {r['build_s']} s with {r['build_threads']} threads (train + add "
-             f"{r['train_and_add_s']} s, writing the folder {r['write_s']} s)",
+             f"- built as the Ray build builds it, one shard after another, {r['build_threads']} "
+             f"threads: {r['build_s']} s = training on the sample {r['train_s']} s + adding "
+             f"{r['shards']} shards (each into its own IVF shard file) {r['add_s']} s + merging "
+             f"their lists on disk (merge_ondisk) {r['merge_lists_s']} s and writing the "
+             f"re-rank rows {r['merge_rows_s']} s",
              f"- bytes per vector: {b[INDEX]} in `{INDEX}` (centroids, PQ tables: read into "
              f"RAM), {b[LISTS]} in `{LISTS}` (PQ codes + ids, mapped), {b[RERANK]} in "
              f"`{RERANK}` (float re-rank rows, mapped, on disk)",

@@ -27,6 +27,7 @@ from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
+from .rayivf import ShardedVectors
 from .validation import check_build_args, check_document_list
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
@@ -155,9 +156,17 @@ def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, ch
     clock = time.perf_counter()
     report_progress(BuildProgress("index", 0, len(chunks)))
     spec = spec_for(preset, len(chunks), enc.dim)
-    index = create(spec, enc.dim)
     ids = np.arange(len(chunks), dtype=np.int64)
-    train_and_add(index, vectors, ids)
+    if isinstance(vectors, ShardedVectors) and spec.preset == "ivfpq-disk":
+        # the Ray build: trained on a sample, shards added by the workers, merged on disk
+        vectors.add_on_ray(spec, lambda done, total: report_progress(
+            BuildProgress("index", done, total)))
+        write_vectors = vectors.merge
+    else:
+        index = create(spec, enc.dim)
+        train_and_add(index, vectors.array() if isinstance(vectors, ShardedVectors)
+                      else vectors, ids)
+        write_vectors = partial(store.write_vectors, index)
     report_progress(BuildProgress("index", len(chunks), len(chunks)))
     build["stages"]["index_s"] = time.perf_counter() - clock
     clock = time.perf_counter()
@@ -176,9 +185,11 @@ def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, ch
         fields = _manifest(enc, spec, chunking, report, source)
         fields.update(counts=db.counts(conn), metadata_fields=db.field_types(conn))
         conn.close()
-        store.write_vectors(index, staging.file("faiss"))
+        index = write_vectors(staging.file("faiss"))
         lexical.save(staging.file("bm25"))
         build["stages"]["write_s"] = time.perf_counter() - clock
+        if isinstance(vectors, ShardedVectors):
+            build["stages"].update(vectors.stages)
         fields["build"] = {**build, "stages": {k: round(v, 3) for k, v in
                                                build["stages"].items()}}
         manifest, token = store.publish(out, staging, fields, base)

@@ -4,7 +4,8 @@ second mapped file, so neither the lists nor the full vectors are read into RAM;
 centroids and PQ tables are. Saved as a folder:
 
     index.faiss     the trained coarse quantiser + PQ; its lists point to lists.ivfdata
-    lists.ivfdata   the inverted lists (written by `merge_from_multiple`, as faiss.contrib.ondisk)
+    lists.ivfdata   the inverted lists (written by `merge_from_multiple`; the Ray build merges
+                    the IVF shards its workers wrote with faiss.contrib.ondisk's `merge_ondisk`)
     rerank.npy      float32 vector of chunk id i in row i (deleted ids keep their rows until
                     compact rebuilds the folder)
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from pathlib import Path
 
 import faiss
 import numpy as np
+from faiss.contrib.ondisk import merge_ondisk
 
 INDEX, LISTS, RERANK = "index.faiss", "lists.ivfdata", "rerank.npy"
 
@@ -155,19 +158,41 @@ class DiskIVFPQ:
         del lists
         n_rows = int(max(len(self._rows), self._extra_ids[-1] + 1 if len(self._extra_ids)
                          else 0))
-        rows = np.lib.format.open_memmap(folder / RERANK, mode="w+", dtype=np.float32,
-                                         shape=(n_rows, self.d))
-        for at in range(0, len(self._rows), 65536):  # copied in pieces: never all in RAM
-            end = min(at + 65536, len(self._rows))
-            rows[at:end] = self._rows[at:end]
-        rows[len(self._rows) :] = 0.0
-        if len(self._extra_ids):
-            rows[self._extra_ids] = self._extra
-        rows.flush()
-        del rows
+        with _rows_file(folder / RERANK, n_rows, self.d) as rows:
+            _copy_rows(rows, 0, self._rows)
+            rows[len(self._rows) :] = 0.0
+            if len(self._extra_ids):
+                rows[self._extra_ids] = self._extra
         fresh = DiskIVFPQ.read(folder)
         self.ivf, self._rows, self.delta = fresh.ivf, fresh._rows, None
         self._extra_ids, self._extra = fresh._extra_ids, fresh._extra
+
+    @classmethod
+    def merge(cls, trained: Path, shards: list[Path], rows: list[np.ndarray], folder: Path,
+              seconds: dict[str, float] | None = None) -> DiskIVFPQ:
+        """Write the index as `folder` (new) from IVF shard files, each `trained` (an empty
+        trained index file) with some vectors added under their chunk ids: their lists merged on
+        disk by `faiss.contrib.ondisk.merge_ondisk`; `rows`: the float vectors of chunk ids 0, 1,
+        ... in order, in pieces (memory-mapped arrays stay on disk). Then map it. `seconds`
+        receives the time of each part (`lists_s`, `rows_s`)."""
+        seconds = {} if seconds is None else seconds
+        clock = time.perf_counter()
+        folder.mkdir()
+        with _quiet():
+            ivf = faiss.read_index(str(trained))
+            # the shards' lists stay mapped (merge_ondisk does not free them) until exit
+            merge_ondisk(ivf, [str(s) for s in shards], str(folder / LISTS))
+            faiss.write_index(ivf, str(folder / INDEX))
+        d = ivf.d
+        del ivf
+        seconds["lists_s"], clock = time.perf_counter() - clock, time.perf_counter()
+        with _rows_file(folder / RERANK, sum(len(r) for r in rows), d) as out:
+            at = 0
+            for piece in rows:
+                _copy_rows(out, at, piece)
+                at += len(piece)
+        seconds["rows_s"] = time.perf_counter() - clock
+        return cls.read(folder)
 
     @classmethod
     def read(cls, folder: Path) -> DiskIVFPQ:
@@ -186,6 +211,22 @@ class DiskIVFPQ:
             raise ValueError(f"{folder / RERANK} holds {rows.dtype} {rows.shape}, not float32 "
                              f"rows of {ivf.d}")
         return cls(ivf, rows)
+
+
+@contextmanager
+def _rows_file(path: Path, n: int, d: int) -> Iterator[np.ndarray]:
+    """A new `.npy` file of (n, d) float32 rows, mapped for writing, flushed on exit."""
+    rows = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, d))
+    yield rows
+    rows.flush()
+    del rows
+
+
+def _copy_rows(out: np.ndarray, at: int, rows: np.ndarray) -> None:
+    """`rows` into `out[at:]`, in pieces: a mapped source is never read into RAM whole."""
+    for start in range(0, len(rows), 65536):
+        end = min(start + 65536, len(rows))
+        out[at + start : at + end] = rows[start:end]
 
 
 @contextmanager

@@ -18,6 +18,7 @@ HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 128
 RERANK = 8  # ivfpq: exact re-ranking of rerank * k shortlisted vectors
 DISK_NPROBE, DISK_RERANK = 16, 16  # ivfpq-disk: cheaper nprobe (nlist/64), a longer shortlist
+TRAIN_PER_LIST = 64  # k-means samples per inverted list (fast at 1M)
 
 
 @dataclass(frozen=True)
@@ -84,19 +85,30 @@ def create(spec: Spec, dim: int) -> faiss.Index | DiskIVFPQ:
     return index
 
 
+def train(index: faiss.Index | DiskIVFPQ, vectors: np.ndarray, seed: int = 0) -> None:
+    """Train the coarse quantiser (k-means, seeded) and PQ of an IVF index on `vectors`."""
+    ivf = _find(index, faiss.IndexIVF)
+    if ivf is not None:
+        ivf.cp.seed = seed
+        ivf.cp.min_points_per_centroid = 1
+        ivf.cp.max_points_per_centroid = TRAIN_PER_LIST  # k-means on ≤ 64·nlist samples
+    if len(vectors) == 0:
+        raise ValueError("cannot train an index on 0 vectors")
+    index.train(vectors)
+
+
 def train_and_add(index: faiss.Index, vectors: np.ndarray, ids: np.ndarray, seed: int = 0) -> None:
     """Train (k-means / PQ, seeded) when needed, then add `vectors` under `ids`."""
     if not index.is_trained:
-        ivf = _find(index, faiss.IndexIVF)
-        if ivf is not None:
-            ivf.cp.seed = seed
-            ivf.cp.min_points_per_centroid = 1
-            ivf.cp.max_points_per_centroid = 64  # k-means on ≤ 64·nlist samples (fast at 1M)
-        if len(vectors) == 0:
-            raise ValueError("cannot train an index on 0 vectors")
-        index.train(vectors)
+        train(index, vectors, seed)
     if len(vectors):
         index.add_with_ids(vectors, ids)
+
+
+def train_sample_size(nlist: int) -> int:
+    """Vectors that training uses at most (k-means: 64 per list; PQ: 256 per centroid of 8
+    bits): faiss subsamples larger sets to this, so such a sample trains as well as all."""
+    return max(TRAIN_PER_LIST * nlist, 256 * 256)
 
 
 def _find(index: faiss.Index, cls):

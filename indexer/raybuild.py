@@ -1,8 +1,10 @@
 """The Ray build (`--engine ray`): the corpus is read and checked on the driver exactly as the
 local build reads it; shards of documents go through Ray Data, where an actor pool (each actor
 loads the encoder once) chunks and embeds them and writes each shard's vectors and chunk rows as
-files; the driver then assembles them in document order and publishes through the same code as
-the local build, so the result is an ordinary index. Finished shards are files a re-run skips.
+files; the driver then assembles the chunk rows in document order and publishes through the
+same code as the local build, so the result is an ordinary index; the vectors stay in the shard
+files (`rayivf`: `ivfpq-disk` is trained, added and merged from them, other presets load them).
+Finished shards are files a re-run skips.
 
 On a cluster (`address`), the index folder must be a path every node sees (a shared filesystem)
 and every node needs this repository and its requirements at the same path.
@@ -24,6 +26,7 @@ from common import write_atomic
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .documents import Document
 from .errors import IndexerError
+from .rayivf import ShardedVectors
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS_PER_SHARD = 256
@@ -85,10 +88,9 @@ def write_shard(work: Path, shard: int, chunks: list[Chunk], vecs: np.ndarray) -
         np.save(fh, vecs, allow_pickle=False)
 
 
-def read_shard(work: Path, shard: int) -> tuple[list[Chunk], np.ndarray]:
-    vec_path, rows_path = shard_paths(work, shard)
-    rows = json.loads(rows_path.read_text(encoding="utf-8"))
-    return [Chunk(*r) for r in rows], np.load(vec_path, allow_pickle=False)
+def read_rows(work: Path, shard: int) -> list[Chunk]:
+    rows = json.loads(shard_paths(work, shard)[1].read_text(encoding="utf-8"))
+    return [Chunk(*r) for r in rows]
 
 
 def shards_key(fingerprint: str, docs: list[Document], chunking: ChunkingConfig,
@@ -174,9 +176,10 @@ def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: 
 
 def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_size: int,
                   work: Path, workers: int, address: str | None, report_progress,
-                  per_shard: int) -> tuple[list[Chunk], np.ndarray, dict]:
+                  per_shard: int) -> tuple[list[Chunk], ShardedVectors, dict]:
     """Chunks (document order) and their vectors, made by Ray workers shard by shard into
-    `work`; shards already there are reused. Returns (chunks, vectors, stage seconds)."""
+    `work`; shards already there are reused. Returns (chunks, the vector shards, stage
+    seconds); the vectors stay in their files (see `rayivf`)."""
     from .build import BuildProgress
 
     n_shards = (len(docs) + per_shard - 1) // per_shard
@@ -204,14 +207,12 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
                                  workers, on_shard))
         stages["shards_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    chunks, parts = [], []
+    chunks = []
     for s in range(n_shards):
-        c, v = read_shard(work, s)
-        chunks += c
-        parts.append(v)
+        chunks += read_rows(work, s)
     stages["assemble_s"] = time.perf_counter() - t
-    vectors = np.vstack(parts).astype(np.float32, copy=False) if parts else \
-        np.empty((0, enc.dim), np.float32)
+    vectors = ShardedVectors(work, [shard_paths(work, s)[0] for s in range(n_shards)], enc.dim,
+                             address, workers)
     return chunks, vectors, {k: round(v, 3) for k, v in stages.items()}
 
 

@@ -15,11 +15,13 @@ def read_vectors(path: Path) -> faiss.Index | DiskIVFPQ:
     return DiskIVFPQ.read(path) if path.is_dir() else faiss.read_index(str(path))
 
 
-def write_vectors(index: faiss.Index | DiskIVFPQ, path: Path) -> None:
-    """Write `index` at `path`, replacing what an earlier, failed attempt left there."""
+def write_vectors(index: faiss.Index | DiskIVFPQ, path: Path) -> faiss.Index | DiskIVFPQ:
+    """Write `index` at `path`, replacing what an earlier, failed attempt left there; returns
+    it."""
     if isinstance(index, DiskIVFPQ):
         if path.is_dir():
             shutil.rmtree(path)
         index.write(path)  # and serves from the new files from now on
     else:
         faiss.write_index(index, str(path))
+    return index

@@ -55,3 +55,12 @@ def flat_index(_built_flat, tmp_path) -> Path:
 @pytest.fixture
 def hnsw_index(_built_hnsw, tmp_path) -> Path:
     return Path(shutil.copytree(_built_hnsw, tmp_path / "hnsw"))
+
+
+@pytest.fixture(scope="module")
+def ray_cpus():
+    """Ray builds of a test module share one Ray on 2 CPUs, started by the first of them."""
+    ray = pytest.importorskip("ray")
+    yield 2
+    if ray.is_initialized():
+        ray.shutdown()

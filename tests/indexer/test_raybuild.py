@@ -23,15 +23,6 @@ pytest.importorskip("ray")
 QUERIES = ["cats purr", "stocks fell on Monday", "rain tomorrow", "the team won", "postman"]
 
 
-@pytest.fixture(scope="module")
-def ray_cpus():
-    import ray
-
-    yield 2
-    if ray.is_initialized():
-        ray.shutdown()
-
-
 def _content(index: SemanticIndex) -> tuple:
     docs = index.conn.execute("SELECT doc_id, title, text, metadata FROM documents "
                               "ORDER BY doc_id").fetchall()
@@ -85,6 +76,72 @@ def test_interrupted_ray_build_resumes(tmp_path, tiny_encoder, docs, _built_flat
     assert max(p.resumed for p in seen) >= 16
     local = SemanticIndex.open(_built_flat, encoder=tiny_encoder)
     assert _content(built) == _content(local) and _top10(built) == _top10(local)
+
+
+BUILD_ON_RAY_THEN_WAIT = """
+import sys
+from indexer import build_index, raybuild
+corpus, out, model = sys.argv[1:4]
+raybuild.DOCS_PER_SHARD = 16
+def wait_after_a_shard(p):
+    if p.stage == "encode" and p.done > 0:
+        print("ready", flush=True)
+        sys.stdin.read()  # blocks until the test kills this process
+build_index(corpus, out, model=model, preset="flat", engine="ray", workers=2,
+            progress=wait_after_a_shard)
+"""
+
+
+def _session(pid: int) -> list[str]:
+    """Command lines of the processes still in session `pid` (the killed driver's)."""
+    out = subprocess.run(["ps", "-o", "sid=,args=", "-e"], capture_output=True, text=True).stdout
+    return [line.split(None, 1)[1] for line in out.splitlines()
+            if line.split(None, 1)[0] == str(pid)]
+
+
+@pytest.mark.slow
+def test_kill_9_of_the_ray_driver_keeps_old_index_and_resumes(
+        tmp_path, tiny_encoder, tiny_model_dir, docs, ray_cpus, monkeypatch):
+    out = tmp_path / "index"
+    build_index(docs[:10], out, model=tiny_encoder, preset="flat")  # the previous version
+    manifest_before = (out / "manifest.json").read_bytes()
+    old_hits = _top10(SemanticIndex.open(out, encoder=tiny_encoder))
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    script = tmp_path / "build_on_ray_then_wait.py"
+    script.write_text(BUILD_ON_RAY_THEN_WAIT)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}
+    proc = subprocess.Popen([sys.executable, str(script), str(corpus), str(out),
+                             str(tiny_model_dir)], env=env, cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready", "the build ended before the kill"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert proc.returncode == -signal.SIGKILL
+        # the previous index is untouched and opens cleanly (checksums verified)
+        assert (out / "manifest.json").read_bytes() == manifest_before
+        assert _top10(SemanticIndex.open(out, encoder=tiny_encoder)) == old_hits
+        assert list(out.glob(".build-ray-*/shard-*.npy"))
+
+        # the re-run (the same model, loaded as the killed driver loaded it) resumes
+        monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 16)
+        seen = []
+        built = build_index(corpus, out, model=str(tiny_model_dir), preset="flat", engine="ray",
+                            workers=ray_cpus, progress=seen.append)
+        assert max(p.resumed for p in seen) >= 16
+        fresh = build_index(corpus, tmp_path / "fresh", model=str(tiny_model_dir), preset="flat")
+        assert _content(built) == _content(fresh) and _top10(built) == _top10(fresh)
+        assert not list(out.glob(".build-*"))
+        for _ in range(120):  # Ray stops what the killed driver started (measured: ~60 s)
+            if not _session(proc.pid):
+                break
+            time.sleep(1)
+        assert _session(proc.pid) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _free_port() -> int:
