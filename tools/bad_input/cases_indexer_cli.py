@@ -281,5 +281,7 @@ DEFAULT = [
     f("--help typed as -help", "-help"),
 ]
 
-COMMANDS = {"build": BUILD, "search": SEARCH, "info": INFO, "add": ADD, "delete": DELETE,
-            "compact": COMPACT, "eval": EVAL, "default": DEFAULT}
+from .cases_indexer_rebuild import REBUILD  # noqa: E402  (uses _case and M above)
+
+COMMANDS = {"build": BUILD, "rebuild": REBUILD, "search": SEARCH, "info": INFO, "add": ADD,
+            "delete": DELETE, "compact": COMPACT, "eval": EVAL, "default": DEFAULT}
