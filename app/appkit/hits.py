@@ -39,8 +39,9 @@ def hit_card(hit, document, *, badge: str = "",
              why: Callable[[object], None] | None = None, key: str = "") -> None:
     """One hit in a bordered box; `why(hit)` draws its explanation behind a checkbox keyed
     `why-{key}{chunk_id}`."""
+    mark = badge + " " if badge else ""
     with st.container(border=True):
-        st.html(f"<div>{badge + ' ' if badge else ''}<b>{hit.rank}. {html.escape(hit.title or hit.doc_id)}</b> "
+        st.html(f"<div>{mark}<b>{hit.rank}. {html.escape(hit.title or hit.doc_id)}</b> "
                 f"<span style='opacity:0.7'>· score {hit.score:.4f} · doc "
                 f"{html.escape(str(hit.doc_id))} · chunk {html.escape(str(hit.chunk_id))}</span>"
                 "</div>")

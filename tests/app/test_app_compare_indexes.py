@@ -60,3 +60,11 @@ def test_compare_off_is_the_single_list(page, with_indexes):
     at.text_input(key="search-query").set_value(QUERY).run()
     assert_clean(at)
     assert not at.subheader and not [h for h in at.get("html") if "rank-move" in h.proto.body]
+
+
+def test_compare_with_a_damaged_index_says_so(page, with_indexes):
+    at = page("search")
+    at.sidebar.selectbox(key="search-compare").set_value("z-broken")
+    at.text_input(key="search-query").set_value(QUERY).run()
+    assert not at.exception
+    assert any("Cannot open the index z-broken" in t for t in texts(at.error))
