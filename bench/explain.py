@@ -2,9 +2,10 @@
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/explain.py [--models minilm,e5-multilingual]
         [--sts 12] [--scifact 8] [--steps 16] [--chunk-tokens 64] [--threads 2]
-        [--sets stsb-dev,scifact-train] [--merge]   # --merge: add rows to the existing results
+        [--sets stsb-dev,scifact-train,stsb-zh-dev] [--merge]   # --merge: add rows to the results
 
-On STS-B dev pairs (gold >= 3, so there is a match to explain) and SciFact train (query, best
+On STS-B dev pairs (gold >= 3, so there is a match to explain; English, and Chinese STS-B for a
+multilingual model: its words are jieba's) and SciFact train (query, best
 chunk of a relevant abstract) pairs, each model explains each pair with integrated Jacobians and
 with occlusion; then the second text's words are deleted in the order each method ranks them
 (and by last-layer [CLS] attention, and at random) and the cosine is recorded. A lower area under
@@ -32,8 +33,8 @@ from metrics import load_beir
 ORDERS = ("integrated-jacobians", "occlusion", "attention", "random")
 
 
-def sts_pairs(data: Path, n: int, seed: int) -> list[tuple[str, str]]:
-    rows = [json.loads(x) for x in (data / "stsb-en" / "dev.jsonl").read_text().splitlines()]
+def sts_pairs(data: Path, n: int, seed: int, folder: str = "stsb-en") -> list[tuple[str, str]]:
+    rows = [json.loads(x) for x in (data / folder / "dev.jsonl").read_text().splitlines()]
     rows = [r for r in rows if r["score"] >= 3.0]
     return [(r["sentence1"], r["sentence2"]) for r in random.Random(seed).sample(rows, n)]
 
@@ -128,6 +129,7 @@ def main() -> int:
     p.add_argument("--models", default="minilm,e5-multilingual")
     p.add_argument("--sts", type=int, default=12)
     p.add_argument("--scifact", type=int, default=8)
+    p.add_argument("--sts-zh", type=int, default=4, help="Chinese STS-B dev pairs (stsb-zh-dev)")
     p.add_argument("--steps", type=int, default=16)
     p.add_argument("--chunk-tokens", type=int, default=64)
     p.add_argument("--threads", type=int, default=2)
@@ -154,8 +156,12 @@ def main() -> int:
     for name in filter(None, args.models.split(",")):
         encoder = load_encoder(name)
         sets = {}
+        # STS: both sides as queries (e5's symmetric-task prefix; minilm has none)
         if "stsb-dev" in wanted:
-            sets["stsb-dev"] = (sts_pairs(data, args.sts, args.seed), (None, None))
+            sets["stsb-dev"] = (sts_pairs(data, args.sts, args.seed), ("query", "query"))
+        if "stsb-zh-dev" in wanted:
+            sets["stsb-zh-dev"] = (sts_pairs(data, args.sts_zh, args.seed, "stsb-zh"),
+                                   ("query", "query"))
         if "scifact-train" in wanted:
             sets["scifact-train"] = (scifact_pairs(data, encoder, args.scifact, args.seed,
                                                    args.chunk_tokens), ("query", "passage"))

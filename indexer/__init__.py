@@ -7,6 +7,10 @@ Public surface (see indexer/README.md for the whole guide):
                 chunking=ChunkingConfig(), batch_size=32, progress=callback) -> SemanticIndex
         progress receives BuildProgress(stage, done, total, rate, eta_s, resumed);
         stage is one of read, chunk, encode, index, save, done.
+    rebuild_index(source, out, *, model, preset=None, chunk_tokens=None, progress=callback)
+        -> SemanticIndex   # the same documents, metadata and chunking, encoded by another model
+    rank_movements(before_ids, after_ids) -> [Movement(doc_id, kind, rank, before)]
+        # kind: new | up | down | same | gone: one query's results on two indexes
     SemanticIndex.open(path, *, encoder=None, verify=True) -> SemanticIndex
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
                  per_chunk=False, fusion="rrf", weights=None, rrf_k=60, **knobs)
@@ -39,7 +43,9 @@ from .errors import (
 )
 from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex
+from .movement import Movement, rank_movements
 from .presets import PRESETS
+from .rebuild import rebuild_index
 from .stats import IndexStats
 
 __all__ = [
@@ -59,6 +65,7 @@ __all__ = [
     "Hit",
     "IndexStats",
     "IndexerError",
+    "Movement",
     "QueryError",
     "SemanticIndex",
     "SkippedRow",
@@ -66,6 +73,8 @@ __all__ = [
     "chunk_documents",
     "default_index",
     "fuse",
+    "rank_movements",
     "read_corpus",
+    "rebuild_index",
     "rrf",
 ]

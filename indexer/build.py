@@ -49,7 +49,7 @@ class BuildProgress:
 
 
 def build_index(
-    corpus: str | Path | Sequence[Document | dict],
+    corpus: str | Path | Sequence[Document | dict] | CorpusReport,
     out: str | Path,
     *,
     model="minilm",
@@ -66,7 +66,8 @@ def build_index(
 ) -> SemanticIndex:
     """Build (or rebuild) the index at `out` and publish it; returns it opened.
 
-    `corpus` is a path any reader takes (see `read_corpus`) or a list of documents; `model` an
+    `corpus` is a path any reader takes (see `read_corpus`), a list of documents or a
+    `CorpusReport` already read (its skipped rows go into the manifest as they are); `model` an
     `Encoder` or a name / folder for `load_encoder`. Bad rows are skipped and listed in the
     manifest (`corpus_options.on_error="fail"` raises instead). `source` describes the corpus
     in the manifest (default: its path). `engine="ray"` chunks and embeds on Ray (`workers`
@@ -209,6 +210,8 @@ def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, ch
 def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
     if isinstance(corpus, (str, Path)):
         return read_corpus(corpus, options), str(corpus)
+    if isinstance(corpus, CorpusReport):  # read before (a rebuild: an index's own documents)
+        return corpus, "<documents>"
     docs = {}
     report = CorpusReport(documents=[])
     if not check_document_list(corpus, "corpus (a path or a list)"):

@@ -1,4 +1,4 @@
-"""The batch CLI: build | search | info | add | delete | compact | eval | default.
+"""The batch CLI: build | rebuild | search | info | add | delete | compact | eval | default.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
 Exit status: 0 done; 1 error, nothing changed; 2 bad flags (argparse); 3 partly done and saved
@@ -42,6 +42,20 @@ def cmd_build(args) -> int:
     _report_skipped(st.skipped, st.duplicates)
     print(f"built {args.out}: {st.documents} documents, {st.chunks} chunks, preset {st.preset} "
           f"({st.faiss_spec}), model {st.model}, {st.size_bytes / 1e6:.1f} MB")
+    return 0
+
+
+def cmd_rebuild(args) -> int:
+    from .index import SemanticIndex
+    from .rebuild import rebuild_index
+
+    index = rebuild_index(args.source, args.out, model=args.model, preset=args.index,
+                          chunk_tokens=args.chunk_tokens, batch_size=args.batch_size,
+                          shard_size=args.shard_size, progress=StageBar())
+    st, before = index.stats(), SemanticIndex.open(args.source, verify=False).stats()
+    print(f"rebuilt {args.source} into {args.out}: {st.documents} documents, {st.chunks} chunks, "
+          f"preset {st.preset}, model {before.model} -> {st.model} (fingerprint "
+          f"{before.fingerprint[:12]} -> {st.fingerprint[:12]}), {st.size_bytes / 1e6:.1f} MB")
     return 0
 
 
@@ -185,8 +199,8 @@ def cmd_default(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "search": cmd_search, "info": cmd_info, "add": cmd_add,
-            "delete": cmd_delete, "compact": cmd_compact, "eval": cmd_eval,
+COMMANDS = {"build": cmd_build, "rebuild": cmd_rebuild, "search": cmd_search, "info": cmd_info,
+            "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact, "eval": cmd_eval,
             "default": cmd_default}
 
 

@@ -8,7 +8,8 @@ import json
 
 from common.argtypes import NON_NEGATIVE, POSITIVE
 
-DESCRIPTION = "The batch CLI: build | search | info | add | delete | compact | eval | default."
+DESCRIPTION = ("The batch CLI: build | rebuild | search | info | add | delete | compact | eval | "
+               "default.")
 EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
 
 def parser() -> argparse.ArgumentParser:
@@ -46,6 +47,18 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=POSITIVE, default=2, help="--engine ray: encoder actors")
     b.add_argument("--ray-address", help="--engine ray: join this cluster (ray start --head "
                    "prints it); default: start Ray on this machine")
+
+    r = sub.add_parser("rebuild", help="re-index an index's documents with another model "
+                       "(keeps documents, metadata, chunking; resumable)")
+    r.add_argument("source", metavar="SRC", help="the index to re-index (only read)")
+    r.add_argument("--model", required=True, help="bundled name or local model folder")
+    r.add_argument("--out", required=True, help="a new or empty folder (or an index to replace)")
+    r.add_argument("--index", choices=PRESETS, help="FAISS preset; default: the source's")
+    r.add_argument("--chunk-tokens", type=POSITIVE,
+                   help="default: the source's (needed when it exceeds the new model's window)")
+    r.add_argument("--batch-size", type=POSITIVE, default=32)
+    r.add_argument("--shard-size", type=POSITIVE, default=1024, help="chunks per resumable shard")
+    r.add_argument("--threads", type=POSITIVE, help="torch threads for encoding")
 
     s = sub.add_parser("search", help="search an index; print hits or write a TREC run")
     s.add_argument("index")

@@ -135,6 +135,15 @@ def documents(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, Doc
     return out
 
 
+def all_documents(conn: sqlite3.Connection, batch: int = 1000) -> Iterator[Document]:
+    """Every document, in the order they were stored (the corpus order of a build; upserted ones
+    last), read `batch` rows at a time."""
+    cursor = conn.execute("SELECT doc_id, title, text, metadata FROM documents ORDER BY rowid")
+    while rows := cursor.fetchmany(batch):
+        for doc_id, title, text, meta in rows:
+            yield Document(doc_id, text, title, json.loads(meta))
+
+
 def doc_ids_of_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, str]:
     """{chunk_id: doc_id} for live chunk ids."""
     out: dict[int, str] = {}

