@@ -27,7 +27,7 @@ from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
-from .validation import check_build_args, check_document_list
+from .validation import check_build_args, check_document_list, coerce_document
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
 ENGINES = ("local", "ray")
@@ -199,11 +199,11 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
     if isinstance(corpus, (str, Path)):
         return read_corpus(corpus, options), str(corpus)
     docs = {}
-    report = CorpusReport(documents=[])
+    report = CorpusReport(documents=[], error=CorpusError)
     if not check_document_list(corpus, "corpus (a path or a list)"):
         raise CorpusError("corpus is an empty list: give at least one document")
     for i, item in enumerate(corpus):
-        doc = Document.coerce(item, f"corpus[{i}]")
+        doc = coerce_document(item, f"corpus[{i}]")
         if doc.id in docs:
             report.duplicates += 1
             del docs[doc.id]
