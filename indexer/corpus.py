@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import ClassVar
 
 from common import corpus as shared
-from common.corpus import CorpusReport
+from common.corpus import FORMATS, ON_ERROR, CorpusReport
 
 from .errors import CorpusError
 
-__all__ = ["CorpusOptions", "CorpusReport", "read_corpus"]
+__all__ = ["FORMATS", "ON_ERROR", "CorpusOptions", "CorpusReport", "read_corpus"]
 
 
 class CorpusOptions(shared.CorpusOptions):

@@ -5,6 +5,7 @@ silently."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,36 +41,42 @@ def as_float(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def clean_pairs(records, fields, kind, score_range):
-    low, high = score_range
-    rows: dict[str, list] = {"sentence1": [], "sentence2": [], "score": []}
+def _clean(records, columns: tuple[str, ...], check: Callable[[dict], str | tuple]):
+    """The loop every kind shares: `check(record)` gives the row's values for `columns`, or the
+    reason it is bad; a record that could not be parsed is already its reason."""
+    rows: dict[str, list] = {c: [] for c in columns}
     bad: list[BadRow] = []
     for number, record in records:
-        if isinstance(record, str):
-            bad.append(BadRow(number, record))
+        values = record if isinstance(record, str) else check(record)
+        if isinstance(values, str):
+            bad.append(BadRow(number, values))
             continue
-        problem = _text_problem(
-            record.get(fields["sentence1"]), fields["sentence1"]
-        ) or _text_problem(record.get(fields["sentence2"]), fields["sentence2"])
-        raw = record.get(fields["score"])
+        for column, value in zip(columns, values, strict=True):
+            rows[column].append(value)
+    return rows, bad
+
+
+def _first_text_problem(record: dict, columns) -> str | None:
+    return next(filter(None, (_text_problem(record.get(c), c) for c in columns)), None)
+
+
+def clean_pairs(records, fields, kind, score_range):
+    low, high = score_range
+    s1, s2, col = fields["sentence1"], fields["sentence2"], fields["score"]
+
+    def check(record: dict) -> str | tuple:
+        problem = _first_text_problem(record, (s1, s2))
+        raw = record.get(col)
         score = as_float(raw)
         if problem is None and score is None:
-            problem = (
-                f"missing {fields['score']}"
-                if raw is None
-                else f"{fields['score']} {raw!r} is not a number"
-            )
+            problem = f"missing {col}" if raw is None else f"{col} {raw!r} is not a number"
         if problem is None and kind == "binary" and score not in (0.0, 1.0):
-            problem = f"{fields['score']} {raw!r} is not 0 or 1"
+            problem = f"{col} {raw!r} is not 0 or 1"
         if problem is None and kind == "scored" and not low <= score <= high:
-            problem = f"{fields['score']} {raw!r} outside {low:g}-{high:g}"
-        if problem:
-            bad.append(BadRow(number, problem))
-            continue
-        rows["sentence1"].append(record[fields["sentence1"]])
-        rows["sentence2"].append(record[fields["sentence2"]])
-        rows["score"].append(score)
-    return rows, bad
+            problem = f"{col} {raw!r} outside {low:g}-{high:g}"
+        return problem or (record[s1], record[s2], score)
+
+    return _clean(records, ("sentence1", "sentence2", "score"), check)
 
 
 def _nli_label(value: Any) -> str | None:
@@ -83,43 +90,25 @@ def _nli_label(value: Any) -> str | None:
 
 
 def clean_nli(records, fields):
-    rows: dict[str, list] = {"premise": [], "hypothesis": [], "label": []}
-    bad: list[BadRow] = []
-    for number, record in records:
-        if isinstance(record, str):
-            bad.append(BadRow(number, record))
-            continue
-        problem = _text_problem(record.get(fields["premise"]), fields["premise"]) or _text_problem(
-            record.get(fields["hypothesis"]), fields["hypothesis"]
-        )
+    premise, hypothesis = fields["premise"], fields["hypothesis"]
+
+    def check(record: dict) -> str | tuple:
+        problem = _first_text_problem(record, (premise, hypothesis))
         raw = record.get(fields["label"])
         label = _nli_label(raw)
         if problem is None and label is None:
-            problem = (
-                "missing label"
-                if raw is None
-                else f"label {raw!r} is not one of {', '.join(NLI_LABELS)}"
-            )
-        if problem:
-            bad.append(BadRow(number, problem))
-            continue
-        rows["premise"].append(record[fields["premise"]])
-        rows["hypothesis"].append(record[fields["hypothesis"]])
-        rows["label"].append(label)
-    return rows, bad
+            problem = "missing label" if raw is None else \
+                f"label {raw!r} is not one of {', '.join(NLI_LABELS)}"
+        return problem or (record[premise], record[hypothesis], label)
+
+    return _clean(records, ("premise", "hypothesis", "label"), check)
 
 
 def clean_texts(records, fields):
     """Rows whose every field is a non-empty text (triplets)."""
-    rows: dict[str, list] = {canonical: [] for canonical in fields}
-    bad: list[BadRow] = []
-    for number, record in records:
-        problem = record if isinstance(record, str) else None
-        for column in fields.values():
-            problem = problem or _text_problem(record.get(column), column)
-        if problem:
-            bad.append(BadRow(number, problem))
-            continue
-        for canonical, column in fields.items():
-            rows[canonical].append(record[column])
-    return rows, bad
+
+    def check(record: dict) -> str | tuple:
+        return _first_text_problem(record, fields.values()) or \
+            tuple(record[c] for c in fields.values())
+
+    return _clean(records, tuple(fields), check)
