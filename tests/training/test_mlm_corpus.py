@@ -66,6 +66,12 @@ def test_a_missing_text_column_names_the_columns_there_are(fmt, tmp_path):
         read_documents(path)  # the default text field, which these files lack
 
 
+def test_an_empty_text_field_is_refused_by_name(tmp_path):
+    path = _csv(tmp_path / "corpus.csv")
+    with pytest.raises(TrainingError, match="--text-field ' ' is empty: name the column"):
+        read_documents(path, text_field=" ")
+
+
 def test_a_file_of_bad_rows_only_is_refused_with_the_first(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_bytes(b"id,text\n1,caf\xe9\n2,a,b\n")

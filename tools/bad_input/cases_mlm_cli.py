@@ -79,6 +79,7 @@ MLM = [
     _mlm("--corpus with no valid row", corpus="{W}/bad.jsonl"),
     _mlm("--corpus whose texts are numbers/lists", corpus="{W}/numbers.jsonl"),
     _mlm("--text-field that no row has", "--text-field", "body"),
+    _mlm("--text-field '' (empty)", "--text-field", ""),
     _mlm("--eval that does not exist", "--eval", "{W}/nope.jsonl"),
     _mlm("--mlm-probability 0", "--mlm-probability", "0"),
     _mlm("--mlm-probability 1.5", "--mlm-probability", "1.5"),

@@ -58,6 +58,9 @@ class _Options(CorpusOptions):
 
 def read_documents(path: str | Path, text_field: str = "text") -> Documents:
     """The documents of one corpus file or folder, as texts."""
+    if not text_field.strip():
+        raise TrainingError(f"--text-field {text_field!r} is empty: name the column that holds "
+                            "the text (default: text)")
     p = Path(path).expanduser()
     if not p.exists():
         raise TrainingError(f"corpus not found: {p}")
