@@ -1,6 +1,7 @@
 """Low-level helpers every part of BERTScope shares, and nothing else: atomic writes, file locks,
 file checksums, `$BERTSCOPE_HOME`, prompt prefixes, path checks. It imports no other BERTScope
-package, and nothing heavier than `xxhash`."""
+package, and nothing heavier than `xxhash`. `common.corpus` (imported on its own, not from here)
+holds the corpus readers that the indexer and training share."""
 
 from .atomic import finite, fsync_path, fsync_tree, json_text, write_atomic, write_json_atomic
 from .hashing import CHECKSUM, file_checksum

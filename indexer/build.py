@@ -28,7 +28,7 @@ from .index import SemanticIndex
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
 from .rayivf import ShardedVectors
-from .validation import check_build_args, check_document_list
+from .validation import check_build_args, check_document_list, coerce_document
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
 ENGINES = ("local", "ray")
@@ -213,11 +213,11 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
     if isinstance(corpus, CorpusReport):  # read before (a rebuild: an index's own documents)
         return corpus, "<documents>"
     docs = {}
-    report = CorpusReport(documents=[])
+    report = CorpusReport(documents=[], error=CorpusError)
     if not check_document_list(corpus, "corpus (a path or a list)"):
         raise CorpusError("corpus is an empty list: give at least one document")
     for i, item in enumerate(corpus):
-        doc = Document.coerce(item, f"corpus[{i}]")
+        doc = coerce_document(item, f"corpus[{i}]")
         if doc.id in docs:
             report.duplicates += 1
             del docs[doc.id]

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from common import check_output_file, os_error_text
+from common.corpus import skipped_lines
 
 from .cli_args import corpus_options, filter_arg, knobs, listed, parser
 from .cli_progress import ChunkBar, StageBar
@@ -22,10 +23,8 @@ EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
 
 
 def _report_skipped(skipped, duplicates: int) -> None:
-    for s in skipped:
-        print(f"skipped {s.file}:{s.line}: {s.reason}", file=sys.stderr)
-    print(f"{len(skipped)} rows skipped, {duplicates} duplicate ids (later row kept)",
-          file=sys.stderr)
+    for line in skipped_lines(skipped, duplicates):
+        print(line, file=sys.stderr)
 
 
 def cmd_build(args) -> int:

@@ -1,5 +1,7 @@
 """Errors the indexer raises on purpose; each message names the fix."""
 
+from common import corpus
+
 
 class IndexerError(ValueError):
     """Base class: anything the user can fix (bad input, wrong encoder, damaged index)."""
@@ -9,8 +11,9 @@ class QueryError(IndexerError):
     """An invalid search: empty query, k <= 0, unknown filter field, wrong value type, bad knob."""
 
 
-class CorpusError(IndexerError):
-    """A corpus that cannot be read at all, or a bad row under `on_error="fail"`."""
+class CorpusError(IndexerError, corpus.CorpusError):
+    """A corpus that cannot be read at all, or a bad row under `on_error="fail"` (the shared
+    readers raise it through `indexer.CorpusOptions`)."""
 
 
 class EncoderMismatchError(IndexerError):

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict
 from typing import Any
+
+from common.corpus import Document
 
 from .errors import QueryError
 from .presets import PRESETS
@@ -93,10 +96,19 @@ def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[s
                                                      f"{where}['metadata']")
 
 
+def coerce_document(item: Any, where: str = "document") -> Document:
+    """A `Document` from itself or a dict with `id`, `text`, optional `title`, `metadata`;
+    wrong types and empty ids or texts raise, naming `where` and the key."""
+    if isinstance(item, Document):
+        return Document(*check_document_fields(asdict(item), where))
+    if not isinstance(item, dict):
+        raise TypeError(f"{where} must be a Document or a dict with 'id' and 'text' keys, "
+                        f"got {type(item).__name__}")
+    return Document(*check_document_fields(item, where))
+
+
 def check_document_list(documents: Any, what: str = "documents") -> Sequence:
     """A list / tuple of documents (not a lone dict, string or Document)."""
-    from .documents import Document
-
     if isinstance(documents, (str, bytes, dict, Document)) or not isinstance(documents,
                                                                             (list, tuple)):
         hint = "; put one document in a list: [doc]" if isinstance(documents, (dict, Document)) \
@@ -108,10 +120,8 @@ def check_document_list(documents: Any, what: str = "documents") -> Sequence:
 
 def check_documents(documents: Any, batch_size: int) -> list:
     """`SemanticIndex.add` / `upsert`: a list of documents, each checked, and the batch size."""
-    from .documents import Document
-
     check_positive_int(batch_size, "batch_size")
-    return [Document.coerce(d, f"documents[{i}]")
+    return [coerce_document(d, f"documents[{i}]")
             for i, d in enumerate(check_document_list(documents))]
 
 

@@ -1,6 +1,8 @@
 """Bad inputs to the MLM commands of `python -m training` (mlm, mlm-heads, mlm-experiment).
 Nothing here trains: every case is refused by argparse, by the config and file checks that run
-before a model loads, or by the model load itself (W/corpus.jsonl, minilm, 32 tokens)."""
+before a model loads, or by the model load itself (W/corpus.jsonl, minilm, 32 tokens). A corpus
+file in any format the indexer reads is accepted, so its cases are the refused ones: no text
+column, no header, every row bad, not the format its name says."""
 
 from __future__ import annotations
 
@@ -68,11 +70,16 @@ MLM = [
     _mlm("--corpus a folder without .txt/.md", corpus="{W}/txtless"),
     _mlm("--corpus an empty .jsonl", corpus="{W}/empty.jsonl"),
     _mlm("--corpus .xml", corpus="{W}/notes.xml"),
-    _mlm("--corpus .csv", corpus="{W}/latin1.csv"),
+    _mlm("--corpus a .csv without a text column", corpus="{W}/wrongcols.csv"),
+    _mlm("--corpus a .csv without a header row", corpus="{W}/noheader.csv"),
+    _mlm("--corpus a .csv whose every row is bad", corpus="{W}/allbad.csv"),
+    _mlm("--corpus a .tsv whose only row is malformed", corpus="{W}/sts.tsv",
+         note="a quote left open runs to the end of the file: one row, wrong field count"),
     _mlm("--corpus a .parquet that is text", corpus="{W}/fake.parquet"),
     _mlm("--corpus with no valid row", corpus="{W}/bad.jsonl"),
     _mlm("--corpus whose texts are numbers/lists", corpus="{W}/numbers.jsonl"),
     _mlm("--text-field that no row has", "--text-field", "body"),
+    _mlm("--text-field '' (empty)", "--text-field", ""),
     _mlm("--eval that does not exist", "--eval", "{W}/nope.jsonl"),
     _mlm("--mlm-probability 0", "--mlm-probability", "0"),
     _mlm("--mlm-probability 1.5", "--mlm-probability", "1.5"),

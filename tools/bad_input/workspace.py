@@ -55,6 +55,7 @@ FILES: dict[str, str | bytes] = {
     "notes.xml": "<doc>hello</doc>\n",
     "fake.parquet": "this is text, not parquet\n",
     "latin1.csv": b"id,text\n1,caf\xe9 au lait\n2,plain text\n",
+    "allbad.csv": b"id,text\n1,caf\xe9 au lait\n2,one,field too many\n3,\n",
     "noheader.csv": "",
     "wrongcols.csv": "doc,body\n1,some text\n",
     "huge-line.jsonl": _lines([{"id": "big", "text": "word " * 60_000}]),

@@ -73,6 +73,8 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
     pooler, which NSP trains) but not the encoder: for a bundled model whose weights stay."""
     for d in [*sources, *([held] if held else [])]:
         log.info("corpus: %s", d.summary())
+        for line in d.skipped_lines() if d.skipped or d.duplicates else ():
+            log.warning(line)  # as the indexer reports them: file:line: reason, then counts
     out = prepare_out(config.out, config.identity(), resume=resume)
     resume = (out / RUN_FILE).is_file()  # False where a run that never trained was cleared
     run = read_run(out) if resume else {

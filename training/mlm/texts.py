@@ -1,8 +1,10 @@
 """Corpus documents as plain texts, and documents as sentences.
 
-Reading: JSONL (a text field, plus `title` where present), a .txt file (documents separated by
-blank lines), a folder of .txt/.md files (one document each). Rows without text are skipped and
-counted, never dropped silently.
+Reading: every format the indexer reads, through the same shared readers (`common.corpus`):
+JSONL with a text field (`title` put before the text where present), CSV/TSV, Parquet, a BEIR
+folder, a folder of .txt/.md files (one document each), anything `datasets` loads; and a single
+.txt file (documents separated by blank lines). Bad rows are skipped and reported as the indexer
+reports them (file:line: reason), never dropped silently.
 """
 
 from __future__ import annotations
@@ -10,8 +12,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
-from common.jsonl import jsonl_objects
+from common.corpus import (
+    EXTENSIONS,
+    CorpusOptions,
+    CorpusReport,
+    SkippedRow,
+    detect_format,
+    read_corpus,
+    skipped_lines,
+)
 
 from ..errors import TrainingError
 
@@ -23,56 +34,54 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|(?<=[。！？；!?])[
 class Documents:
     path: str
     texts: list[str]
-    skipped: list[tuple[int, str]] = field(default_factory=list)  # (row, reason)
+    skipped: list[SkippedRow] = field(default_factory=list)
+    duplicates: int = 0  # rows whose id was seen before; the later row was kept
 
     def summary(self) -> str:
         text = f"{self.path}: {len(self.texts)} documents"
-        if self.skipped:
-            first = "; ".join(f"row {r}: {why}" for r, why in self.skipped[:3])
-            text += f", {len(self.skipped)} rows skipped ({first})"
+        if self.skipped or self.duplicates:
+            text += f", {len(self.skipped)} rows skipped, {self.duplicates} duplicate ids"
         return text
+
+    def skipped_lines(self) -> list[str]:
+        """The indexer's wording: one line per skipped row, then the counts."""
+        return skipped_lines(self.skipped, self.duplicates)
 
     def report(self) -> dict:
         return {"path": self.path, "documents": len(self.texts),
-                "skipped": [{"row": r, "reason": why} for r, why in self.skipped]}
+                "skipped": [s.to_dict() for s in self.skipped], "duplicates": self.duplicates}
+
+
+class _Options(CorpusOptions):
+    error: ClassVar[type[ValueError]] = TrainingError
 
 
 def read_documents(path: str | Path, text_field: str = "text") -> Documents:
     """The documents of one corpus file or folder, as texts."""
+    if not text_field.strip():
+        raise TrainingError(f"--text-field {text_field!r} is empty: name the column that holds "
+                            "the text (default: text)")
     p = Path(path).expanduser()
     if not p.exists():
         raise TrainingError(f"corpus not found: {p}")
-    if p.is_dir():
-        files = sorted(f for f in p.rglob("*") if f.suffix.lower() in (".txt", ".md"))
-        if not files:
-            raise TrainingError(f"no .txt or .md files under {p}")
-        docs = Documents(str(p), [])
-        for n, f in enumerate(files, start=1):
-            text = f.read_text(encoding="utf-8", errors="replace").strip()
-            (docs.texts.append(text) if text else docs.skipped.append((n, f"{f.name} is empty")))
-        return docs
-    if p.suffix.lower() == ".txt":
+    if p.is_file() and p.suffix.lower() == ".txt":
         blocks = re.split(r"\n\s*\n", p.read_text(encoding="utf-8", errors="replace"))
-        return Documents(str(p), [b.strip() for b in blocks if b.strip()])
-    if p.suffix.lower() in (".jsonl", ".json"):
-        return _jsonl(p, text_field)
-    raise TrainingError(f"{p}: unknown corpus type {p.suffix!r}; use .jsonl, .txt or a folder")
-
-
-def _jsonl(path: Path, text_field: str) -> Documents:
-    docs = Documents(str(path), [])
-    for n, row in jsonl_objects(path):  # the one line reader (and messages) of every part
-        text = row.get(text_field) if isinstance(row, dict) else None
-        if isinstance(row, str) or not isinstance(text, str) or not text.strip():
-            docs.skipped.append((n, row if isinstance(row, str) else f"no text in {text_field!r}"))
-            continue
-        title = row.get("title")
-        docs.texts.append(f"{title.strip()}\n{text}" if isinstance(title, str) and title.strip()
-                          else text)
-    if not docs.texts:
-        first = docs.skipped[0][1] if docs.skipped else "empty file"
-        raise TrainingError(f"{path}: no document with a {text_field!r} field (first: {first})")
-    return docs
+        texts = [b.strip() for b in blocks if b.strip()]
+        if not texts:
+            raise CorpusReport(documents=[], error=TrainingError).unusable(str(p))
+        return Documents(str(p), texts)
+    if p.is_file() and p.suffix.lower() not in EXTENSIONS:
+        raise TrainingError(f"{p}: unknown corpus type {p.suffix!r}; use "
+                            f"{', '.join(sorted(EXTENSIONS))}, .txt or a folder of .txt/.md files")
+    # A folder's file names are no titles: its texts stand alone (a .md heading is in the text).
+    folder = detect_format(p, TrainingError) == "folder"
+    report = read_corpus(p, _Options(text_field=text_field, title_field=None if folder
+                                     else "title"))
+    if not report.documents:
+        raise report.unusable(str(p))
+    texts = [f"{d.title.strip()}\n{d.text.strip()}" if d.title.strip() else d.text.strip()
+             for d in report.documents]
+    return Documents(str(p), texts, report.skipped, report.duplicates)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
