@@ -119,14 +119,27 @@ def choose(page, label: str, option: str) -> None:
     page.get_by_role("option", name=option).click()
 
 
+def open_search_on(page, app_url: str, index: str) -> None:
+    """The Search page with `index` chosen in its sidebar."""
+    page.goto(f"{app_url}/Search")
+    wait_idle(page)
+    choose(page, "Index", index)
+    wait_idle(page)
+
+
+def ask(page, query: str) -> None:
+    """Type `query` into the Search page's box and submit it."""
+    box = page.get_by_label("Query")
+    box.fill(query)
+    box.press("Enter")
+
+
 def test_home_then_search_on_the_default_index(tab, app_url):
     tab.goto(app_url)
     tab.get_by_text("Encoder ready: minilm").wait_for()
     shot(tab, "01-home")
     tab.goto(f"{app_url}/Search")
-    box = tab.get_by_label("Query")
-    box.fill("oil prices rise as OPEC cuts output")
-    box.press("Enter")
+    ask(tab, "oil prices rise as OPEC cuts output")
     tab.get_by_text("10 results in").wait_for()
     marked = tab.locator("mark >> visible=true")  # (the whole documents sit in closed expanders)
     marked.nth(9).wait_for()
@@ -218,13 +231,8 @@ def test_dark_theme_draws_the_same_charts(browser, app_url):
 def test_why_this_match_draws_heatmap_and_shaded_words(tab, app_url):
     """On the small index: its chunks are a sentence or two, so one explanation takes seconds
     (a 256-token BBC chunk takes minutes on this CPU: cost grows with tokens²)."""
-    tab.goto(f"{app_url}/Search")
-    wait_idle(tab)
-    choose(tab, "Index", "news-minilm")
-    wait_idle(tab)
-    box = tab.get_by_label("Query")
-    box.fill("rising oil prices")
-    box.press("Enter")
+    open_search_on(tab, app_url, "news-minilm")
+    ask(tab, "rising oil prices")
     tab.get_by_text("10 results in").wait_for()
     wait_idle(tab)
     tab.locator('[data-testid="stExpander"] summary', has_text="Why this match").first.click()
@@ -257,17 +265,12 @@ def test_two_models_side_by_side(tab, app_url):
 def test_two_indexes_side_by_side_with_rank_movement(tab, app_url):
     """The small pair: the same 12 documents under minilm and rebuilt with e5; a Chinese query
     (minilm reads it as [UNK]s) moves the Chinese document up."""
-    tab.goto(f"{app_url}/Search")
-    wait_idle(tab)
-    choose(tab, "Index", "news-minilm")
-    wait_idle(tab)
+    open_search_on(tab, app_url, "news-minilm")
     tab.locator('[data-testid="stSidebar"]').get_by_text("dense", exact=True).click()
     wait_idle(tab)
     choose(tab, "Compare with", "news-e5")
     wait_idle(tab)
-    box = tab.get_by_label("Query")
-    box.fill("苹果的新手机")
-    box.press("Enter")
+    ask(tab, "苹果的新手机")
     tab.get_by_text("news-e5 against news-minilm").wait_for()
     wait_idle(tab)
     assert tab.get_by_text("news-minilm · minilm").count() == 1
