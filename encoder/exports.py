@@ -103,7 +103,8 @@ def ensure_export(model, fingerprint: str, backend: str, *, name: str,
         if found:
             return found
         if folder.exists():
-            log.warning("%s: the %s export at %s is %s; rebuilding it", name, backend, folder, why)
+            log.warning("%s: the %s export at %s is unusable (%s); rebuilding it", name, backend,
+                        folder, why)
         print(f"Exporting {name} to {backend} (once per model; about {TYPICAL_S[backend]} s for "
               f"minilm, longer for bigger models) into {folder} ...", file=sys.stderr)
         staging = Path(tempfile.mkdtemp(prefix=f".{backend}-", dir=folder.parent))
