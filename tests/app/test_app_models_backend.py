@@ -4,11 +4,10 @@ fast backend is stood in for by the tiny torch encoder labelled as one."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 import streamlit as st
 from apptest_helpers import assert_clean, texts
+from backend_stub import labelled
 
 import encoder
 
@@ -16,7 +15,7 @@ NOTE = "openvino-int8 skipped: its fidelity 0.9710 is below the 0.99 gate; runni
 
 
 @pytest.fixture
-def fast_loads(monkeypatch, tiny_encoder):
+def fast_loads(monkeypatch, tiny_torch):
     """`load_encoder` answering with the tiny encoder labelled onnx-int8 (fidelity 0.9973, with a
     fallback note); the app's caches emptied before and after."""
     import appkit.resources as resources
@@ -25,9 +24,7 @@ def fast_loads(monkeypatch, tiny_encoder):
 
     def load(name, device="cpu", backend="auto"):
         calls.append(backend)
-        fake = copy.copy(tiny_encoder)
-        fake.backend, fake.fidelity, fake.backend_note = "onnx-int8", 0.9973, NOTE
-        return fake
+        return labelled(tiny_torch, "onnx-int8", 0.9973, NOTE)
 
     monkeypatch.setattr(encoder, "load_encoder", load)
     st.cache_resource.clear()

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_backend import BAD, GOOD, labelled
+from backend_stub import BAD, GOOD, labelled
 
 import encoder
 from indexer import build_index
@@ -33,7 +33,7 @@ def corpus(tmp_path, docs) -> Path:
 
 
 @pytest.fixture
-def loads(monkeypatch, tiny_encoder):
+def loads(monkeypatch, tiny_torch):
     """`encoder.load_encoder` answering with the tiny encoder labelled with the backend asked for
     (`auto`: onnx; onnx-int8 fails the fidelity gate); records the backends asked for."""
     calls: list[str] = []
@@ -43,7 +43,7 @@ def loads(monkeypatch, tiny_encoder):
     def load(name, device="cpu", backend="auto"):
         calls.append(backend)
         runs = "onnx" if backend == "auto" else backend
-        return labelled(tiny_encoder, runs, fidelity[runs])
+        return labelled(tiny_torch, runs, fidelity[runs])
 
     monkeypatch.setattr(encoder, "load_encoder", load)
     return calls
@@ -88,9 +88,9 @@ def test_build_runs_the_backend_asked_for_and_says_which(run_cli, corpus, tmp_pa
 
 
 def test_search_uses_the_index_backend_and_refuses_one_beyond_the_gate(
-        run_cli, tmp_path, tiny_encoder, docs, loads):
+        run_cli, tmp_path, tiny_torch, docs, loads):
     index = tmp_path / "idx"
-    build_index(docs[:12], index, model=labelled(tiny_encoder, "openvino", GOOD), preset="flat")
+    build_index(docs[:12], index, model=labelled(tiny_torch, "openvino", GOOD), preset="flat")
     assert run_cli("indexer", "search", index, "cats purr").code == 0
     assert loads == ["openvino"]
     assert run_cli("indexer", "search", index, "cats purr", "--backend", "torch").code == 0
@@ -99,10 +99,10 @@ def test_search_uses_the_index_backend_and_refuses_one_beyond_the_gate(
     assert "'onnx-int8'" in refused.error and "--backend openvino" in refused.error
 
 
-def test_add_encodes_with_a_backend_the_index_accepts(run_cli, tmp_path, tiny_encoder, docs,
+def test_add_encodes_with_a_backend_the_index_accepts(run_cli, tmp_path, tiny_torch, docs,
                                                       corpus, loads):
     index = tmp_path / "idx"
-    build_index(docs[:12], index, model=labelled(tiny_encoder, "torch", 1.0), preset="flat")
+    build_index(docs[:12], index, model=labelled(tiny_torch, "torch", 1.0), preset="flat")
     refused = run_cli("indexer", "add", index, "--corpus", corpus, "--backend", "onnx-int8")
     assert refused.code == 1 and "--backend torch" in refused.error
     info = json.loads(run_cli("indexer", "info", index).out)
@@ -112,10 +112,10 @@ def test_add_encodes_with_a_backend_the_index_accepts(run_cli, tmp_path, tiny_en
     assert json.loads(run_cli("indexer", "info", index).out)["documents"] == 16
 
 
-def test_rebuild_keeps_the_backend_unless_told(run_cli, tmp_path, tiny_encoder, docs,
+def test_rebuild_keeps_the_backend_unless_told(run_cli, tmp_path, tiny_torch, docs,
                                                tiny_model_dir, loads):
     source = tmp_path / "src"
-    build_index(docs[:12], source, model=labelled(tiny_encoder, "openvino-int8", GOOD),
+    build_index(docs[:12], source, model=labelled(tiny_torch, "openvino-int8", GOOD),
                 preset="flat")
     kept = run_cli("indexer", "rebuild", source, "--model", tiny_model_dir, "--out",
                    tmp_path / "kept")

@@ -4,10 +4,10 @@ model loads."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
+from backend_stub import labelled
 
 import encoder
 from training import TrainingError
@@ -15,17 +15,15 @@ from training.evaluate import evaluate_model
 
 
 @pytest.fixture
-def loads(monkeypatch, tiny_encoder):
+def loads(monkeypatch, tiny_torch):
     """`encoder.load_encoder` answering with the tiny encoder labelled with the backend asked
     for (`auto`: openvino); records the backends asked for."""
     calls: list[str] = []
 
     def load(name, device="cpu", backend="auto"):
         calls.append(backend)
-        fake = copy.copy(tiny_encoder)
-        fake.backend = "openvino" if backend == "auto" else backend
-        fake.fidelity = 1.0 if fake.backend == "torch" else 0.998
-        return fake
+        runs = "openvino" if backend == "auto" else backend
+        return labelled(tiny_torch, runs, 1.0 if runs == "torch" else 0.998)
 
     monkeypatch.setattr(encoder, "load_encoder", load)
     return calls
@@ -43,12 +41,12 @@ def test_the_results_name_the_backend_that_ran(tiny_model_dir, sts_file, loads):
     assert plain.sts[0].spearman == pytest.approx(results.sts[0].spearman)
 
 
-def test_sts_is_scored_through_the_encoder_as_through_its_model(tiny_encoder, sts_file):
+def test_sts_is_scored_through_the_encoder_as_through_its_model(tiny_torch, sts_file):
     from training import evaluate_sts, load_pairs
 
     data = load_pairs(sts_file)
-    via_encoder = evaluate_sts(tiny_encoder, data)
-    via_model = evaluate_sts(tiny_encoder.model, data)
+    via_encoder = evaluate_sts(tiny_torch, data)
+    via_model = evaluate_sts(tiny_torch.model, data)
     assert via_encoder.spearman == pytest.approx(via_model.spearman, abs=1e-6)
     assert via_encoder.pearson == pytest.approx(via_model.pearson, abs=1e-4)
 
