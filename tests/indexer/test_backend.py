@@ -209,3 +209,21 @@ def test_rebuild_keeps_the_source_backend_unless_told(tmp_path, tiny_torch, othe
     given = labelled(encoder.loading.load_encoder(other_model_dir, backend="torch"), "onnx",
                      GOOD)
     assert rebuild_index(source, tmp_path / "given", model=given).backend == "onnx"
+
+
+def test_a_ray_worker_runs_the_driver_backend_or_fails(tmp_path, tiny_torch, loads,
+                                                       monkeypatch):
+    from indexer import ChunkingConfig, IndexerError, raybuild
+
+    def worker(backend: str):
+        return raybuild.ShardWorker(tiny_torch.path, ChunkingConfig().to_dict(), 4,
+                                    str(tmp_path), backend=backend)
+
+    assert worker("onnx").enc.backend == "onnx" and loads.calls == ["onnx"]
+    loads.broken = {"openvino-int8"}
+    with pytest.raises(BackendError):  # the driver's backend cannot be made on this node
+        worker("openvino-int8")
+    # a loader that quietly ran torch instead: the worker says so rather than mix vectors
+    monkeypatch.setattr(encoder, "load_encoder", lambda *a, **kw: tiny_torch)
+    with pytest.raises(IndexerError, match="could not run .* on 'onnx'"):
+        worker("onnx")
