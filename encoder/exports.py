@@ -34,7 +34,7 @@ EXPORT_FORMAT = 1
 META = "meta.json"
 PACKAGES = ("torch", "transformers", "sentence-transformers", "onnx", "onnxruntime", "openvino",
             "nncf")
-TYPICAL_S = {"onnx": 15, "onnx-int8": 20, "openvino": 20, "openvino-int8": 60}  # minilm, 2 cores
+TYPICAL_S = {"onnx": 10, "onnx-int8": 10, "openvino": 10, "openvino-int8": 70}  # minilm, 2 cores
 SKIP_DIRS = {"onnx", "openvino", "__pycache__"}  # other tools' exports inside a model folder
 
 

@@ -83,8 +83,17 @@ class FastModel:
         return out
 
 
+def _require(module: str, install: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"this backend needs `pip install {install}`") from exc
+
+
 def _onnx_runner(graph: Path, threads: int | None):
-    import onnxruntime as ort
+    ort = _require("onnxruntime", "onnxruntime==1.31.1")
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -101,7 +110,7 @@ def _onnx_runner(graph: Path, threads: int | None):
 
 
 def _openvino_runner(graph: Path, threads: int | None):
-    import openvino as ov
+    ov = _require("openvino", "openvino==2026.4.1")
 
     config = {"PERFORMANCE_HINT": "LATENCY"}
     if threads:
