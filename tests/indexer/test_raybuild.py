@@ -46,6 +46,7 @@ def test_ray_build_equals_local_build(tmp_path, tiny_encoder, docs, _built_flat,
     assert _top10(built) == _top10(local)
     manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
     assert manifest["build"]["engine"] == "ray" and manifest["build"]["workers"] == 2
+    assert manifest["encoder"]["backend"] == tiny_encoder.backend  # the actors ran the driver's
     assert {"encode_s", "shards_s", "index_s", "write_s"} <= set(manifest["build"]["stages"])
     assert local.manifest["build"]["engine"] == "local"
     assert not list((tmp_path / "ray").glob(".build-*"))  # shards removed once published
