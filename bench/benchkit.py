@@ -24,7 +24,17 @@ def median(values: list[float]) -> float:
 
 
 def machine() -> dict:
-    return {"cpus": os.cpu_count(), "python": platform.python_version(), "node": platform.node()}
+    info = {"cpus": os.cpu_count(), "python": platform.python_version(), "node": platform.node()}
+    try:  # the CPU model and whether it has int8 / bf16 dot products (VNNI, AMX, AVX-512 BF16)
+        text = Path("/proc/cpuinfo").read_text()
+        model = next(x for x in text.splitlines() if x.startswith("model name"))
+        flags = set(next(x for x in text.splitlines() if x.startswith("flags")).split())
+        info["cpu"] = model.split(":", 1)[1].strip()
+        info["simd"] = sorted(f for f in flags if f in {"avx2", "avx512f", "avx512_vnni",
+                                                         "avx_vnni", "avx512_bf16", "amx_int8"})
+    except (OSError, StopIteration):
+        pass
+    return info
 
 
 def write_results(name: str, payload: dict, table: str) -> tuple[Path, Path]:
