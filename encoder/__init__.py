@@ -3,6 +3,7 @@
 Knows nothing of FAISS, training or Streamlit.
 """
 
+from .backends import AUTO, BACKENDS, FIDELITY_GATE, check_backend, query_backend_error
 from .encoder import Encoded, Encoder
 from .errors import ConversionError, EncoderNotFoundError
 from .explain import ExplainError, Explanation
@@ -18,6 +19,8 @@ from .validation import check_text, check_texts
 from .words import WordGroup
 
 __all__ = [
+    "AUTO",
+    "BACKENDS",
     "BUNDLED",
     "BertMasker",
     "BundledModel",
@@ -27,6 +30,7 @@ __all__ = [
     "Encoder",
     "EncoderInfo",
     "EncoderNotFoundError",
+    "FIDELITY_GATE",
     "ExplainError",
     "Explanation",
     "Inspection",
@@ -37,10 +41,12 @@ __all__ = [
     "WordTrajectory",
     "anisotropy",
     "bundled_names",
+    "check_backend",
     "check_text",
     "check_texts",
     "draw_mask",
     "load_encoder",
     "merge_subwords",
+    "query_backend_error",
     "score_draw",
 ]

@@ -50,11 +50,17 @@ class Encoder:
         name: str,
         path: str,
         languages: tuple[str, ...] = ("unknown",),
+        backend: str = "torch",
+        fidelity: float | None = 1.0,
+        backend_note: str | None = None,
     ) -> None:
         self.model = model
         self.name = name
         self.path = path
         self.languages = languages
+        self.backend = backend  # what encodes: one of backends.BACKENDS
+        self.fidelity = fidelity  # min cosine to torch fp32 measured at export; 1.0 for torch
+        self.backend_note = backend_note  # why `auto` fell back from a faster backend, or None
         self._attn_lock = threading.Lock()
 
     # -- parts -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from sentence_transformers import SentenceTransformer
 
 from common import check_path
 
+from .backends import AUTO, check_backend
 from .encoder import Encoder
 from .errors import EncoderNotFoundError
 from .registry import BUNDLED
@@ -16,9 +17,16 @@ from .registry import BUNDLED
 log = logging.getLogger("bertscope.encoder")
 
 
-def load_encoder(name_or_path: str | Path, device: str = "cpu") -> Encoder:
+def load_encoder(name_or_path: str | Path, device: str = "cpu", backend: str = AUTO) -> Encoder:
     """Load a bundled encoder (`minilm`, `e5-multilingual`), any local sentence-transformers or
-    transformers folder, or a hub id (needs a network)."""
+    transformers folder, or a hub id (needs a network).
+
+    `backend`: what encodes (see backends.py): `auto` (the fastest that passed the fidelity
+    gate), `torch`, `onnx`, `onnx-int8`, `openvino` or `openvino-int8`.
+    """
+    backend = check_backend(backend)
+    if backend not in (AUTO, "torch"):
+        raise NotImplementedError(f"backend {backend!r} is not built yet")
     if not (isinstance(name_or_path, str) and name_or_path in BUNDLED):
         check_path(name_or_path, "model", f"a bundled name ({', '.join(BUNDLED)}), a model "
                    "folder or a hub id")  # None, numbers, "": a TypeError / ValueError

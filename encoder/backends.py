@@ -1,0 +1,92 @@
+"""Encoding backends: their names, the fidelity gate, which one `auto` picks, and whether an
+index built on one backend may be queried on another.
+
+`torch` is the sentence-transformers model itself; the others are exports of the same weights
+(see exports.py) run by ONNX Runtime or OpenVINO, fp32 or int8. Attention maps, gradients and
+training always use the torch model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "openvino", "openvino-int8")
+AUTO = "auto"
+FIDELITY_GATE = 0.99  # min cosine to torch fp32 on the calibration texts, measured at export
+
+
+def check_backend(name: object, *, allow_auto: bool = True) -> str:
+    """`name` if it names a backend (or `auto` where allowed), else ValueError naming the choices."""
+    choices = ((AUTO,) if allow_auto else ()) + BACKENDS
+    if isinstance(name, str) and name in choices:
+        return name
+    shown = repr(name) if isinstance(name, str) else f"{type(name).__name__} {name!r}"
+    hint = ""
+    if isinstance(name, str) and name.strip().lower().replace("_", "-") in choices:
+        hint = f" (did you mean {name.strip().lower().replace('_', '-')!r}?)"
+    raise ValueError(f"Invalid backend {shown}{hint}. Valid: {', '.join(choices)}")
+
+
+# -- auto ----------------------------------------------------------------------------------------
+INT8_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
+
+
+def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> frozenset[str]:
+    """The CPU's feature flags (Linux `/proc/cpuinfo`); empty where they cannot be read."""
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        if line.startswith(("flags", "Features")):  # x86 / ARM
+            return frozenset(line.split(":", 1)[1].split())
+    return frozenset()
+
+
+def auto_order(flags: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The backends `auto` tries, fastest first; it exports only the first it needs, falls to the
+    next when an export fails the gate or cannot load, and ends at torch.
+
+    int8 pays only where the CPU has int8 dot products (VNNI / AMX). Measured on an AMD EPYC with
+    AVX2 only (minilm, ratio to sentence-transformers torch fp32): onnx fp32 1.61x, onnx-int8
+    0.77x, openvino-int8 0.74x, so there fp32 ONNX goes first. Published on VNNI CPUs
+    (sentence-transformers' benchmark): openvino-int8 4.8x, onnx-int8 2.3x.
+    """
+    flags = cpu_flags() if flags is None else flags
+    if flags & INT8_FLAGS:
+        return ("openvino-int8", "onnx-int8", "onnx", "torch")
+    return ("onnx", "openvino", "torch")
+
+
+# -- indexes -------------------------------------------------------------------------------------
+class _HasBackend(Protocol):
+    backend: str
+    fidelity: float | None
+
+
+def passed_gate(backend: str, fidelity: float | None) -> bool:
+    """torch is the reference (always passes); an export passes when its measured min cosine does."""
+    return backend == "torch" or (fidelity is not None and fidelity >= FIDELITY_GATE)
+
+
+def query_backend_error(index_backend: str, index_fidelity: float | None,
+                        enc: _HasBackend) -> str | None:
+    """None when an index built with `index_backend` can be queried with `enc` (the same backend,
+    or both within the fidelity gate of torch fp32); else a one-line message naming the fix."""
+    if index_backend == enc.backend and index_backend in BACKENDS:
+        return None
+    if (index_backend in BACKENDS and passed_gate(index_backend, index_fidelity)
+            and passed_gate(enc.backend, enc.fidelity)):
+        return None
+    return (f"this index's vectors were made by the {index_backend!r} backend "
+            f"(fidelity {_fid(index_backend, index_fidelity)}) but the query encoder runs "
+            f"{enc.backend!r} (fidelity {_fid(enc.backend, enc.fidelity)}); vectors from both "
+            f"are comparable only when both pass the {FIDELITY_GATE} gate: query with "
+            f"--backend {index_backend} (load_encoder(..., backend={index_backend!r}))")
+
+
+def _fid(backend: str, fidelity: float | None) -> str:
+    if backend == "torch":
+        return "1.0, the reference"
+    return "unknown" if fidelity is None else f"{fidelity:.4f}"
