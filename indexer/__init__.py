@@ -4,26 +4,31 @@ lexical / hybrid search with metadata filters, and the batch CLI (`python -m ind
 Public surface (see indexer/README.md for the whole guide):
 
     build_index(corpus, out, *, model="minilm", preset="auto", corpus_options=CorpusOptions(),
-                chunking=ChunkingConfig(), batch_size=32, progress=callback) -> SemanticIndex
+                chunking=ChunkingConfig(), batch_size=32, progress=callback,
+                backend="auto") -> SemanticIndex  # the manifest records the backend that ran
         progress receives BuildProgress(stage, done, total, rate, eta_s, resumed);
         stage is one of read, chunk, encode, index, save, done.
-    rebuild_index(source, out, *, model, preset=None, chunk_tokens=None, progress=callback)
-        -> SemanticIndex   # the same documents, metadata and chunking, encoded by another model
+    rebuild_index(source, out, *, model, preset=None, chunk_tokens=None, progress=callback,
+                  backend=None) -> SemanticIndex  # the same documents, metadata and chunking,
+        # encoded by another model (on the source's backend unless `backend` is given)
     rank_movements(before_ids, after_ids) -> [Movement(doc_id, kind, rank, before)]
         # kind: new | up | down | same | gone: one query's results on two indexes
-    SemanticIndex.open(path, *, encoder=None, verify=True) -> SemanticIndex
+    SemanticIndex.open(path, *, encoder=None, verify=True, backend=None) -> SemanticIndex
+        # encodes on the index's backend by default; an encoder / backend whose vectors may
+        # differ from the index's beyond the fidelity gate: BackendMismatchError
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
                  per_chunk=False, fusion="rrf", weights=None, rrf_k=60, **knobs)
         -> list[Hit] for one query, list[list[Hit]] for a list
     index.explain(query, hit, *, method="integrated-jacobians"|"occlusion", steps=16)
         -> encoder.Explanation  # why the hit matched, word by word
-    index.stats() -> IndexStats; index.knobs; index.document(doc_id) -> Document;
+    index.stats() -> IndexStats; index.knobs; index.backend; index.document(doc_id) -> Document;
     index.documents(doc_ids) -> {doc_id: Document}; index.query_too_long(query); len(index)
     index.add(docs) / index.upsert(docs) / index.delete(ids) / index.compact(); index.save()
         save() re-applies the changes over another writer's newer version, or raises
         ConcurrentWriteError (both added the same document id)
     read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)
-    default_index(out) -> SemanticIndex   # BBC News with minilm, built only when absent
+    default_index(out, *, backend="auto") -> SemanticIndex  # BBC News with minilm, built
+        # only when absent
     rrf(rankings, k=60, weights=None); fuse(scored_lists, "rrf"|"minmax"|"zscore", weights);
     PRESETS; MODES; FUSIONS
 """
@@ -34,6 +39,7 @@ from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .default import default_index
 from .documents import Document, Hit, SkippedRow
 from .errors import (
+    BackendMismatchError,
     ConcurrentWriteError,
     CorpusError,
     CorruptIndexError,
@@ -52,6 +58,7 @@ __all__ = [
     "FUSIONS",
     "MODES",
     "PRESETS",
+    "BackendMismatchError",
     "BuildProgress",
     "Chunk",
     "ChunkingConfig",

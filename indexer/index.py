@@ -17,9 +17,10 @@ from .changes import WorkingCopy
 from .chunking import ChunkingConfig, chunk_documents, chunk_input
 from .documents import Document, Hit
 from .embedding import embed_passages
-from .errors import ConcurrentWriteError, EncoderMismatchError
+from .errors import ConcurrentWriteError
 from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
+from .index_encoder import check_fits, check_open_args, index_backend, load_index_encoder
 from .lexical import LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
@@ -28,7 +29,6 @@ from .validation import (
     check_doc_id,
     check_doc_ids,
     check_documents,
-    check_encoder,
     check_positive_int,
 )
 
@@ -40,9 +40,11 @@ class SemanticIndex:
     """One index folder, loaded. Changes go to a private copy and become visible to others
     only through `save()`; readers never wait for writers."""
 
-    def __init__(self, version: store.Version, encoder=None, *, verify: bool = True) -> None:
+    def __init__(self, version: store.Version, encoder=None, *, verify: bool = True,
+                 backend: str | None = None) -> None:
         self._version = version
         self._encoder = encoder
+        self._backend = backend  # None: the index's own (see `encoder`)
         self._verify = verify
         self._work: WorkingCopy | None = None
         self._lexical = version.lexical  # None: rebuilt from the store when next needed
@@ -52,14 +54,18 @@ class SemanticIndex:
                          version.manifest["knobs"])
 
     @classmethod
-    def open(cls, path: str | Path, *, encoder=None, verify: bool = True) -> SemanticIndex:
-        """Open the index at `path`. `encoder` (an `Encoder`) is checked against the one the
-        index was built with; without it, that encoder is loaded on the first dense search.
-        `verify` checks every file's checksum (sizes are always checked)."""
-        index = cls(store.open_version(path, verify=verify), verify=verify)
+    def open(cls, path: str | Path, *, encoder=None, verify: bool = True,
+             backend: str | None = None) -> SemanticIndex:
+        """Open the index at `path`. An `encoder` given is checked against the index's (the
+        same weights; a backend within the fidelity gate of the one that made the vectors);
+        without it, that model is loaded on the first dense search, on `backend` (default: the
+        index's own; `auto` or a name of `encoder.BACKENDS`). `verify` checks every file's
+        checksum (sizes are always checked)."""
+        index = cls(store.open_version(path, verify=verify), verify=verify,
+                    backend=check_open_args(encoder, backend))
+        index_backend(index.manifest, index.folder)  # a damaged backend entry fails here
         if encoder is not None:
-            check_encoder(encoder)
-            index._check_encoder(encoder)
+            check_fits(index.manifest, index.folder, encoder)
             index._encoder = encoder
         return index
 
@@ -88,23 +94,16 @@ class SemanticIndex:
 
     @property
     def encoder(self):
+        """The encoder given to `open`, else the index's model loaded on the index's backend
+        (or `open`'s `backend`), checked to fit."""
         if self._encoder is None:
-            from encoder import load_encoder
-
-            enc = load_encoder(self.manifest["encoder"]["load_as"])
-            self._check_encoder(enc)
-            self._encoder = enc
+            self._encoder = load_index_encoder(self.manifest, self.folder, self._backend)
         return self._encoder
 
-    def _check_encoder(self, encoder) -> None:
-        want = self.manifest["encoder"]
-        if encoder.fingerprint != want["fingerprint"]:
-            raise EncoderMismatchError(
-                f"this index needs encoder {want['name']!r} (fingerprint "
-                f"{want['fingerprint'][:12]}), not {encoder.name!r} ({encoder.fingerprint[:12]}): "
-                f"open it with encoder=load_encoder({want['load_as']!r}), or rebuild the index "
-                f"with {encoder.name!r}"
-            )
+    @property
+    def backend(self) -> str:
+        """The backend that made this index's vectors (`torch` for indexes that predate them)."""
+        return index_backend(self.manifest, self.folder)
 
     # -- reading -----------------------------------------------------------------------------
     @property
@@ -296,7 +295,8 @@ class SemanticIndex:
 
     def _rebase(self) -> None:
         """Adopt the folder's current version and make this index's changes again on it."""
-        fresh = SemanticIndex.open(self.folder, encoder=self._encoder, verify=self._verify)
+        fresh = SemanticIndex.open(self.folder, encoder=self._encoder, verify=self._verify,
+                                   backend=None if self._encoder else self._backend)
         work = fresh._writable()
         try:
             self._work.replay(work)

@@ -1,10 +1,10 @@
 """The Ray build (`--engine ray`): the corpus is read and checked on the driver exactly as the
 local build reads it; shards of documents go through Ray Data, where an actor pool (each actor
-loads the encoder once) chunks and embeds them and writes each shard's vectors and chunk rows as
-files; the driver then assembles the chunk rows in document order and publishes through the
-same code as the local build, so the result is an ordinary index; the vectors stay in the shard
-files (`rayivf`: `ivfpq-disk` is trained, added and merged from them, other presets load them).
-Finished shards are files a re-run skips.
+loads the encoder once, on the driver encoder's backend) chunks and embeds them and writes each
+shard's vectors and chunk rows as files; the driver then assembles the chunk rows in document
+order and publishes through the same code as the local build, so the result is an ordinary
+index; the vectors stay in the shard files (`rayivf`: `ivfpq-disk` is trained, added and merged
+from them, other presets load them). Finished shards are files a re-run skips.
 
 On a cluster (`address`), the index folder must be a path every node sees (a shared filesystem)
 and every node needs this repository and its requirements at the same path.
@@ -34,15 +34,22 @@ TOKEN = Path.home() / ".ray" / "auth_token"  # Ray's default token file
 
 
 class ShardWorker:
-    """A Ray Data actor: loads the encoder once, then chunks, embeds and writes whole shards."""
+    """A Ray Data actor: loads the encoder once (on the driver's backend), then chunks, embeds
+    and writes whole shards."""
 
-    def __init__(self, model: str, chunking: dict, batch_size: int, work: str) -> None:
+    def __init__(self, model: str, chunking: dict, batch_size: int, work: str,
+                 backend: str = "torch") -> None:
         import torch
 
         from encoder import load_encoder
 
         torch.set_num_threads(1)  # one CPU per actor
-        self.enc = load_encoder(model)
+        self.enc = load_encoder(model, backend=backend)
+        if self.enc.backend != backend:  # its vectors would not be the driver's backend's
+            why = self.enc.backend_note or f"it fell back to {self.enc.backend}"
+            raise IndexerError(f"a Ray worker on {socket.gethostname()} could not run {model!r} "
+                               f"on {backend!r} ({why}); build with --backend torch, or install "
+                               "that backend's packages on every node")
         self.chunking = ChunkingConfig(**chunking)
         self.batch_size = batch_size
         self.work = Path(work)
@@ -145,7 +152,7 @@ def probe(address: str) -> None:
 
 def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: int,
                chunking: ChunkingConfig, batch_size: int, work: Path, workers: int,
-               on_shard) -> dict:
+               on_shard, backend: str = "torch") -> dict:
     """Chunk + embed the `pending` shards on Ray; `on_shard(shard, chunks)` as each finishes.
     Returns summed per-stage worker seconds."""
     import ray.data
@@ -160,7 +167,8 @@ def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: 
     ds = ds.map_batches(ShardWorker, batch_size=1, num_cpus=1,
                         compute=ray.data.ActorPoolStrategy(size=min(workers, len(items))),
                         fn_constructor_kwargs={"model": model, "chunking": chunking.to_dict(),
-                                               "batch_size": batch_size, "work": str(work)})
+                                               "batch_size": batch_size, "work": str(work),
+                                               "backend": backend})
     totals = {"chunk_s": 0.0, "embed_s": 0.0}
     try:
         for row in ds.iter_rows():
@@ -204,7 +212,7 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
         model = enc.name if _bundled(enc.name) else str(enc.path)
         t = time.perf_counter()
         stages.update(run_shards(model, docs, pending, per_shard, chunking, batch_size, work,
-                                 workers, on_shard))
+                                 workers, on_shard, enc.backend))
         stages["shards_s"] = time.perf_counter() - t
     t = time.perf_counter()
     chunks = []

@@ -16,6 +16,7 @@ from .corpus import CorpusReport
 from .documents import SkippedRow
 from .errors import IndexerError
 from .index import SemanticIndex
+from .index_encoder import check_backend_arg
 from .validation import check_build_args
 
 
@@ -29,6 +30,7 @@ def rebuild_index(
     batch_size: int = 32,
     shard_size: int = SHARD_SIZE,
     progress: Callable[[BuildProgress], None] | None = None,
+    backend: str | None = None,
 ) -> SemanticIndex:
     """Build at `out` an index of `source`'s documents encoded by `model` (an `Encoder`, or a
     name / folder for `load_encoder`); returns it opened.
@@ -36,10 +38,11 @@ def rebuild_index(
     Kept from `source`: documents (ids, titles, texts, metadata, in their stored order), the
     chunking settings, its `source` description, rows, duplicates and skipped rows, and its
     preset unless `preset` is given. `chunk_tokens` replaces the chunk size only (needed when the
-    source's exceeds the new model's window). Interrupted, the same call resumes from the shards
-    already encoded, like `build_index`.
+    source's exceeds the new model's window). `backend` runs a `model` given by name (default: the
+    backend that made the source's vectors; `auto` or a name of `encoder.BACKENDS`).
+    Interrupted, the same call resumes from the shards already encoded, like `build_index`.
     """
-    from encoder import Encoder, load_encoder
+    from encoder import AUTO, Encoder, load_encoder
 
     src = check_path(source, "source index", "an index folder path")
     out = check_path(out, "out", "a folder path for the new index")
@@ -48,11 +51,13 @@ def rebuild_index(
     store.check_target(out)  # before the model loads: a bad --out fails at once
     manifest = old.manifest
     check_build_args(preset or manifest["preset"], batch_size, shard_size, progress)
+    backend = check_backend_arg(backend)
     docs = list(db.all_documents(old.conn))
     if not docs:
         raise IndexerError(f"{src} holds no documents (all deleted?): there is nothing to "
                            "re-index")
-    enc = model if isinstance(model, Encoder) else load_encoder(model)
+    given = isinstance(model, Encoder)  # runs on its own backend (build_index checks `backend`)
+    enc = model if given else load_encoder(model, backend=backend or old.backend)
     chunking = ChunkingConfig(**manifest["chunking"])
     if chunk_tokens is not None:
         chunking = ChunkingConfig(chunk_tokens, chunking.overlap, chunking.title_in_chunk)
@@ -64,7 +69,8 @@ def rebuild_index(
                           duplicates=manifest["duplicates"], rows=manifest["rows"])
     return build_index(report, out, model=enc, preset=preset or manifest["preset"],
                        chunking=chunking, batch_size=batch_size, shard_size=shard_size,
-                       progress=progress, source=manifest["source"])
+                       progress=progress, source=manifest["source"],
+                       backend=(backend or AUTO) if given else AUTO)
 
 
 def _check_apart(src: Path, out: Path) -> None:

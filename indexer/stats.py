@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from .documents import SkippedRow
+from .index_encoder import index_backend, index_fidelity
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class IndexStats:
     chunking: dict = field(default_factory=dict)
     knobs: dict[str, int] = field(default_factory=dict)  # search knobs this preset takes, defaults
     source: str = ""
+    backend: str = "torch"  # what made the vectors (indexes from before backends: torch)
+    fidelity: float | None = 1.0  # its min cosine to torch fp32, measured at export
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -45,5 +48,6 @@ def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int]) 
         built_at=m["built_at"], updated_at=m["updated_at"], version=m["version"],
         duplicates=m["duplicates"], skipped=[SkippedRow(**s) for s in m["skipped"]],
         metadata_fields=dict(m["metadata_fields"]), chunking=dict(m["chunking"]),
-        knobs=dict(knobs), source=m.get("source", ""),
+        knobs=dict(knobs), source=m.get("source", ""), backend=index_backend(m, path),
+        fidelity=index_fidelity(m),
     )
