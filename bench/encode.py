@@ -61,19 +61,19 @@ def summarise(runs: dict, vectors: dict) -> list[dict]:
         first = next((r for r in results if "quality" in r), None)
         ref = next((r for r in runs.get((model, "torch"), []) if "quality" in r), None)
         if first:
-            row["quality"] = {label: {**q, "loss_vs_torch": (ref["quality"][label]["spearman"]
-                                                              - q["spearman"]) if ref else None}
+            row["quality"] = {label: {**q, "delta_vs_torch": (q["spearman"] - ref["quality"][label]
+                                                               ["spearman"]) if ref else None}
                               for label, q in first["quality"].items()}
         rows.append(row)
     return rows
 
 
 def score(quality: dict, label: str) -> str:
-    """"86.72 (+0.10)": Spearman x 100 and its loss vs the torch backend."""
+    """"86.62 (-0.10)": Spearman x 100 and its difference to the torch backend's."""
     if label not in quality:
         return "-"
-    loss = quality[label]["loss_vs_torch"]
-    return f"{quality[label]['spearman']:.2f}" + (f" ({loss:+.2f})" if loss is not None else "")
+    delta = quality[label]["delta_vs_torch"]
+    return f"{quality[label]['spearman']:.2f}" + (f" ({delta:+.2f})" if delta is not None else "")
 
 
 def table(rows: list[dict], meta: dict) -> str:
@@ -82,8 +82,9 @@ def table(rows: list[dict], meta: dict) -> str:
              f"Machine: {meta['machine']}", "",
              f"Texts: {meta['texts']}", "",
              "| model | backend | sentences/s | × st | passages/s | × st | 1-query p50 ms "
-             "(p90) | peak RSS MB | cos mean / min to fp32 | STS-B dev ρ (loss) | "
-             "Chinese STS-B dev ρ (loss) |", "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
+             "(p90) | peak RSS MB | cos mean / min to fp32 | STS-B dev ρ (Δ torch) | "
+             "Chinese STS-B dev ρ (Δ torch) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     for r in rows:
         q = r.get("quality", {})
         cos = f"{r['cos_mean']:.5f} / {r['cos_min']:.4f}" if "cos_mean" in r else "-"
@@ -95,8 +96,9 @@ def table(rows: list[dict], meta: dict) -> str:
             f"{score(q, 'Chinese STS-B dev')} |")
     lines += ["", "`st` = plain sentence-transformers fp32 torch on the same weights (the "
               "reference of every ratio and cosine); the other rows are "
-              "`load_encoder(model, backend=...)`. Loss = torch backend's Spearman minus this "
-              "row's (positive = worse), ×100 points. Speeds are medians of the rounds; "
+              "`load_encoder(model, backend=...)`. ρ = Spearman ×100 on the full dev set; "
+              "Δ torch = this row's minus the torch backend's (negative = a loss). Speeds are "
+              "medians of the rounds; "
               "batch 32; e5 gets `query: ` / `passage: ` prefixes. Peak RSS is the largest RSS "
               "psutil sampled (20 ms) in the row's own process, model load included.", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items() if k not in ("command", "machine", "texts")]
