@@ -87,8 +87,12 @@ class Runner:
             self.about = {"runs": "sentence-transformers torch fp32"}
         else:
             self.enc = load_backend(model, backend)
-            self.st = self.enc.model
-            self.about = {"runs": self.enc.backend, "fidelity": getattr(self.enc, "fidelity", None),
+            # what encodes: a FastModel (exports) or the SentenceTransformer; `enc.model` would
+            # load the torch model beside an export, which an encode-only process never does
+            runs = getattr(self.enc, "encoder_model", None)
+            self.st = runs if runs is not None else self.enc.model
+            self.about = {"runs": getattr(self.enc, "backend", "torch"),
+                          "fidelity": getattr(self.enc, "fidelity", None),
                           "note": getattr(self.enc, "backend_note", None)}
         self.tokenizer = self.st.tokenizer
 
@@ -108,23 +112,14 @@ class Runner:
         import torch
 
         torch.set_num_threads(n)
-        inner = getattr(self.st[0], "auto_model", None)
-        session = getattr(inner, "model", None)
-        if type(session).__name__ == "InferenceSession":  # optimum ORTModel: rebuild the session
-            import onnxruntime as ort
+        if type(self.st).__name__ == "FastModel":  # encoder/runtime.py: rebuild its runner
+            from encoder import runtime
 
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = n
-            options.inter_op_num_threads = 1
-            new = ort.InferenceSession(session._model_path, options,
-                                       providers=session.get_providers())
-            inner.model = new
-            return f"onnxruntime intra_op_num_threads={n}"
-        if hasattr(inner, "ov_config") and hasattr(inner, "compile"):  # optimum OVModel
-            inner.ov_config["INFERENCE_NUM_THREADS"] = n
-            inner.request = None
-            inner.compile()
-            return f"openvino INFERENCE_NUM_THREADS={n}"
+            graph = self.st.folder / runtime.GRAPH_FILES[self.st.backend]
+            make = (runtime._onnx_runner if self.st.backend.startswith("onnx")
+                    else runtime._openvino_runner)
+            self.st._run = make(graph, n)
+            return f"{self.st.backend} runner rebuilt with {n} thread(s)"
         return f"torch.set_num_threads({n})"
 
 
