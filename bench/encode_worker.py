@@ -84,6 +84,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--sweep", default="", help="batch sizes, e.g. 16,32,64,128: sweep only")
+    p.add_argument("--prepare", action="store_true", help="only load (export on first use)")
     args = p.parse_args()
     from encodekit import Runner, set_threads
 
@@ -94,6 +95,9 @@ def main() -> None:
     encode, about = runner.encode, dict(runner.about)
     if args.threads:
         about["threads"] = runner.configure_threads(args.threads)
+    if args.prepare:
+        print(json.dumps({"load_s": load_s, **about}))
+        return
     encode(texts["sentences"][:32], args.batch, "query")  # warm-up
     encode(texts["passages"][:8], args.batch, "passage")
     result = {"model": args.model, "backend": args.backend, **about, "load_s": load_s}
