@@ -46,10 +46,10 @@ def flat_vectors(folder: Path) -> np.ndarray:
 
 
 def prepare(home: Path) -> None:
+    from encodekit import load_backend
     from search import grow, real_vectors
 
     from common.corpus import CorpusReport
-    from encoder import load_encoder
     from indexer import Document, store
     from indexer.build import _publish
     from indexer.chunking import Chunk, ChunkingConfig
@@ -61,7 +61,7 @@ def prepare(home: Path) -> None:
     vectors = grow(real, N, np.random.default_rng(1))
     docs = [Document(f"v{i}", f"vector {i}", "", {}) for i in range(N)]
     chunks = [Chunk(d.id, 0, 0, len(d.text), d.text, d.text) for d in docs]
-    enc = load_encoder("minilm")  # torch: only its identity goes into the manifest
+    enc = load_backend("minilm", "torch")  # the identity the manifest records
     out = home / FOLDER
     start = time.perf_counter()
     _publish(out, store.check_target(out), enc, docs, chunks, vectors, "hnsw",
