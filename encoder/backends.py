@@ -17,7 +17,7 @@ FIDELITY_GATE = 0.99  # min cosine to torch fp32 on the calibration texts, measu
 
 
 def check_backend(name: object, *, allow_auto: bool = True) -> str:
-    """`name` if it names a backend (or `auto` where allowed), else ValueError naming the choices."""
+    """`name` if it names a backend (or `auto` where allowed); else ValueError naming them."""
     choices = ((AUTO,) if allow_auto else ()) + BACKENDS
     if isinstance(name, str) and name in choices:
         return name
@@ -66,7 +66,7 @@ class _HasBackend(Protocol):
 
 
 def passed_gate(backend: str, fidelity: float | None) -> bool:
-    """torch is the reference (always passes); an export passes when its measured min cosine does."""
+    """torch is the reference (always passes); an export passes when its min cosine does."""
     return backend == "torch" or (fidelity is not None and fidelity >= FIDELITY_GATE)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,7 +16,7 @@ from sentence_transformers import SentenceTransformer
 
 from common import prompt_prefix
 
-from .fingerprint import fingerprint
+from .fingerprint import model_fingerprint, pooling_mode
 from .info import EncoderInfo
 from .validation import check_texts
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .explain import Explanation
     from .fill_mask import MaskFill
     from .inspection import Inspection
+    from .runtime import FastModel
     from .trajectory import WordTrajectory
 
 log = logging.getLogger("bertscope.encoder")
@@ -37,15 +38,20 @@ class Encoded:
     truncated: int  # inputs longer than max_length tokens, cut by the model
 
 class Encoder:
-    """A `SentenceTransformer` plus what BERTScope needs around it.
+    """A sentence encoder plus what BERTScope needs around it.
 
-    `model` is the plain sentence-transformers model (training and benchmarks use it directly);
-    `transformer` is the underlying transformers `BertModel`-like module.
+    Two engines (DESIGN.md): what encodes — the torch `SentenceTransformer` or an export run by
+    ONNX Runtime / OpenVINO (`FastModel`, see backends.py) — and the torch model itself, for
+    attention maps, gradients and training, loaded on first use where encoding does not need it.
+
+    `model` is the plain torch sentence-transformers model (training and benchmarks use it
+    directly); `transformer` is its transformers `BertModel`-like module; `encoder_model` is
+    what `encode` runs (`model` itself when `backend == "torch"`).
     """
 
     def __init__(
         self,
-        model: SentenceTransformer,
+        model: SentenceTransformer | FastModel,
         *,
         name: str,
         path: str,
@@ -53,20 +59,48 @@ class Encoder:
         backend: str = "torch",
         fidelity: float | None = 1.0,
         backend_note: str | None = None,
+        fingerprint: str | None = None,
+        torch_model: SentenceTransformer | None = None,
+        load_torch: Callable[[], SentenceTransformer] | None = None,
     ) -> None:
-        self.model = model
+        self.encoder_model = model
         self.name = name
         self.path = path
         self.languages = languages
         self.backend = backend  # what encodes: one of backends.BACKENDS
         self.fidelity = fidelity  # min cosine to torch fp32 measured at export; 1.0 for torch
         self.backend_note = backend_note  # why `auto` fell back from a faster backend, or None
+        self._torch = model if backend == "torch" else torch_model
+        self._load_torch = load_torch
+        self._torch_lock = threading.Lock()
+        if fingerprint is not None:
+            self.__dict__["fingerprint"] = fingerprint  # known: the torch weights need no loading
         self._attn_lock = threading.Lock()
 
     # -- parts -----------------------------------------------------------------------------
     @property
+    def model(self) -> SentenceTransformer:
+        """The torch SentenceTransformer (loaded now if this encoder encodes with an export)."""
+        if self._torch is None:
+            with self._torch_lock:
+                if self._torch is None:
+                    if self._load_torch is None:
+                        raise RuntimeError(f"{self.name}: no torch model to load")
+                    log.info("%s: loading the torch model (attention, gradients, training)",
+                             self.name)
+                    model = self._load_torch()
+                    model.max_seq_length = self.max_length
+                    self._torch = model
+        return self._torch
+
+    @property
+    def torch_loaded(self) -> bool:
+        """Whether the torch model is in memory (always, on the torch backend)."""
+        return self._torch is not None
+
+    @property
     def tokenizer(self):
-        return self.model.tokenizer
+        return self.encoder_model.tokenizer
 
     @property
     def transformer(self) -> torch.nn.Module:
@@ -74,15 +108,22 @@ class Encoder:
 
     @property
     def max_length(self) -> int:
-        return int(self.model.max_seq_length)
+        return int(self.encoder_model.max_seq_length)
+
+    @max_length.setter
+    def max_length(self, value: int) -> None:
+        """Cut inputs at `value` tokens, in every engine of this encoder."""
+        self.encoder_model.max_seq_length = int(value)
+        if self._torch is not None:
+            self._torch.max_seq_length = int(value)
 
     @property
     def dim(self) -> int:
-        return int(self.model.get_embedding_dimension())
+        return int(self.encoder_model.get_embedding_dimension())
 
     @property
     def prompts(self) -> dict[str, str]:
-        return dict(self.model.prompts or {})
+        return dict(self.encoder_model.prompts or {})
 
     def prompt_prefix(self, prompt: str | None) -> str:
         """The text this model puts before an input for `prompt` ("" where it uses none)."""
@@ -121,13 +162,15 @@ class Encoder:
             )
         if not items:
             return Encoded(np.empty((0, self.dim), dtype=np.float32), 0)
-        vectors = self.model.encode(
+        extra = {"lengths": lengths} if self.backend != "torch" else {}
+        vectors = self.encoder_model.encode(
             items,
             prompt=prefix or None,
             batch_size=batch_size,
             normalize_embeddings=normalize,
             show_progress_bar=show_progress,
             convert_to_numpy=True,
+            **extra,
         )
         return Encoded(np.asarray(vectors, dtype=np.float32), truncated)
 
@@ -187,25 +230,21 @@ class Encoder:
     # -- identity --------------------------------------------------------------------------
     @cached_property
     def fingerprint(self) -> str:
-        """Stable hash of the model's config, pooling and weights."""
-        config = {
-            "transformer": self.transformer.config.to_dict(),
-            "modules": [type(m).__name__ for m in self.model],
-            "pooling": self._pooling_mode(),
-            "max_length": self.max_length,
-            "vocab": len(self.tokenizer),
-        }
-        for key in ("_attn_implementation", "transformers_version", "_name_or_path"):
-            config["transformer"].pop(key, None)  # not identity: where and how it was loaded
-        return fingerprint(config, self.model.state_dict())
+        """Stable hash of the torch model's config, pooling and weights (the same whichever
+        backend encodes: exports are keyed by it)."""
+        return model_fingerprint(self.model)
 
     @cached_property
     def info(self) -> EncoderInfo:
-        cfg = self.transformer.config
+        if self.backend == "torch":
+            cfg, architecture = self.transformer.config, type(self.transformer).__name__
+        else:
+            cfg = self.encoder_model.config
+            architecture = (getattr(cfg, "architectures", None) or ["unknown"])[0]
         return EncoderInfo(
             name=self.name,
             path=self.path,
-            architecture=type(self.transformer).__name__,
+            architecture=architecture,
             layers=int(cfg.num_hidden_layers),
             heads=int(cfg.num_attention_heads),
             hidden_size=int(cfg.hidden_size),
@@ -225,11 +264,9 @@ class Encoder:
         return read_meta(heads_folder(self)) is not None
 
     def _pooling_mode(self) -> str:
-        for module in self.model:
-            config = getattr(module, "get_config_dict", lambda: {})()
-            if "pooling_mode" in config:
-                return str(config["pooling_mode"])
-        return "none"
+        if self.backend == "torch":
+            return pooling_mode(self.encoder_model)
+        return self.encoder_model.pooling
 
     def __repr__(self) -> str:
-        return f"Encoder(name={self.name!r}, path={self.path!r})"
+        return f"Encoder(name={self.name!r}, path={self.path!r}, backend={self.backend!r})"

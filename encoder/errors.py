@@ -7,3 +7,7 @@ class EncoderNotFoundError(ValueError):
 
 class ConversionError(RuntimeError):
     """The bundled 4-bit model image could not be turned into a float model."""
+
+
+class BackendError(RuntimeError):
+    """An explicitly requested encoding backend could not be exported or loaded."""

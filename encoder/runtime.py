@@ -1,0 +1,119 @@
+"""`FastModel`: an exported sentence encoder run by ONNX Runtime or OpenVINO, no torch weights.
+
+An export (see exports.py) is a folder with the tokenizer, the transformers config, `runtime.json`
+and one graph that maps token ids straight to the sentence embedding: the whole
+sentence-transformers pipeline after tokenisation (transformer, pooling, dense, normalisation)
+traced into it. So encoding is: tokenize (as sentence-transformers does), run, normalise.
+`FastModel` offers the part of `SentenceTransformer`'s surface that `Encoder` uses.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+RUNTIME_FILE = "runtime.json"
+GRAPH_FILES = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx",
+               "openvino": "openvino_model.xml", "openvino-int8": "openvino_model_int8.xml"}
+
+
+class FastModel:
+    """Tokenizer + graph runner for one export folder; `encode` mirrors SentenceTransformer's."""
+
+    def __init__(self, folder: str | Path, backend: str, *, threads: int | None = None) -> None:
+        from transformers import AutoConfig, AutoTokenizer
+
+        self.folder = Path(folder)
+        self.backend = backend
+        spec = json.loads((self.folder / RUNTIME_FILE).read_text(encoding="utf-8"))
+        self.max_seq_length: int = int(spec["max_seq_length"])
+        self.dim: int = int(spec["dim"])
+        self.prompts: dict[str, str] = dict(spec.get("prompts") or {})
+        self.modules: list[str] = list(spec["modules"])
+        self.pooling: str = str(spec["pooling"])
+        self.input_names: list[str] = list(spec["inputs"])
+        self.languages: tuple[str, ...] = tuple(spec.get("languages") or ("unknown",))
+        self.tokenizer = AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True)
+        self.config = AutoConfig.from_pretrained(str(self.folder), local_files_only=True)
+        graph = self.folder / GRAPH_FILES[backend]
+        self._run = (_onnx_runner(graph, threads) if backend.startswith("onnx")
+                     else _openvino_runner(graph, threads))
+
+    def get_embedding_dimension(self) -> int:
+        return self.dim
+
+    def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Token ids as sentence-transformers makes them: padded to the batch, cut at max length."""
+        batch = self.tokenizer(list(texts), padding=True, truncation="longest_first",
+                               max_length=self.max_seq_length, return_tensors="np")
+        out = {}
+        for name in self.input_names:  # token_type_ids: zeros where the tokenizer makes none
+            value = batch[name] if name in batch else np.zeros_like(batch["input_ids"])
+            out[name] = np.ascontiguousarray(value, dtype=np.int64)
+        return out
+
+    def forward(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence embeddings (n, dim) float32 of one batch, as the graph gives them."""
+        return np.asarray(self._run(self.tokenize(texts)), dtype=np.float32)
+
+    def encode(self, texts: Sequence[str], *, prompt: str | None = None, batch_size: int = 32,
+               normalize_embeddings: bool = False, show_progress_bar: bool = False,
+               lengths: Sequence[int] | None = None, **_ignored) -> np.ndarray:
+        """(n, dim) float32 in input order; batches of similar length (longest first, as
+        sentence-transformers does) so little padding is run. `lengths`: known token counts."""
+        from tqdm.auto import tqdm
+
+        items = [(prompt or "") + t for t in texts]
+        if not items:
+            return np.empty((0, self.dim), dtype=np.float32)
+        if lengths is None or len(lengths) != len(items):
+            lengths = [len(t) for t in items]  # characters: a fair proxy for tokens
+        order = np.argsort([-k for k in lengths], kind="stable")
+        out = np.empty((len(items), self.dim), dtype=np.float32)
+        starts = range(0, len(items), batch_size)
+        for start in tqdm(starts, desc="Batches", disable=not show_progress_bar):
+            idx = order[start:start + batch_size]
+            out[idx] = self.forward([items[i] for i in idx])
+        if normalize_embeddings:
+            out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        return out
+
+
+def _onnx_runner(graph: Path, threads: int | None):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads:
+        options.intra_op_num_threads = threads
+    options.log_severity_level = 3  # errors only
+    session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    names = {i.name for i in session.get_inputs()}
+
+    def run(inputs: dict[str, np.ndarray]) -> np.ndarray:
+        return session.run(None, {k: v for k, v in inputs.items() if k in names})[0]
+
+    return run
+
+
+def _openvino_runner(graph: Path, threads: int | None):
+    import openvino as ov
+
+    config = {"PERFORMANCE_HINT": "LATENCY"}
+    if threads:
+        config["INFERENCE_NUM_THREADS"] = threads
+    compiled = ov.Core().compile_model(str(graph), "CPU", config)
+    names = {name for port in compiled.inputs for name in port.get_names()}
+    request = compiled.create_infer_request()
+    lock = threading.Lock()  # one request: callers on several threads take turns
+
+    def run(inputs: dict[str, np.ndarray]) -> np.ndarray:
+        with lock:
+            result = request.infer({k: v for k, v in inputs.items() if k in names})
+            return np.array(result[compiled.outputs[0]])  # a copy: the request reuses its buffer
+
+    return run
