@@ -34,6 +34,12 @@ def machine() -> dict:
                                                          "avx_vnni", "avx512_bf16", "amx_int8"})
     except (OSError, StopIteration):
         pass
+    import subprocess
+
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                          text=True).stdout.strip()
+    if head:
+        info["commit"] = head  # the code measured (uncommitted changes aside)
     return info
 
 

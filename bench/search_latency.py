@@ -117,7 +117,7 @@ def main() -> None:
     rows = [json.loads(line)["text"] for line in (data_dir() / "scifact" / "queries.jsonl").open()]
     queries = rows[: args.queries]
     results = []
-    for backend in args.backends.split(","):
+    for backend in dict.fromkeys(args.backends.split(",")):
         results.append(measure(home, backend, queries))
         print(json.dumps(results[-1]), flush=True)
     meta = {"command": "/work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python "
