@@ -70,9 +70,10 @@ def main() -> None:
              f"SciFact abstracts; median of {args.rounds} interleaved rounds; "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, wall "
              f"{time.time() - started:.0f} s.", "",
-             "`sorted`: one encode call, sentence-transformers sorts the whole input by "
-             "characters (its default); `unsorted`: one call per batch in the data's order; "
-             "`token-sorted`: one call per batch after sorting by token count. "
+             "`sorted`: one encode call, which sorts the whole input longest first (an export "
+             "run by `Encoder`: by token count; torch: sentence-transformers, by characters); "
+             "`unsorted`: one call per batch in the data's order (no sorting across batches); "
+             "`token-sorted`: one call per batch after sorting by token count here. "
              "`× default` is against 2 threads, batch 32, sorted.", ""]
     for (model, backend, threads), how in runs_as.items():
         lines.append(f"- {model} / {backend} / {threads} thread(s): runs {how}")

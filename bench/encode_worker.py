@@ -55,10 +55,10 @@ def in_batches(encode, items: list[str], bs: int, prompt: str) -> None:
 
 
 def sweep(runner, texts: dict, batches: list[int]) -> list[dict]:
-    """Sentences/s and passages/s per batch size and order: `sorted` is sentence-transformers'
-    own (one call: it sorts the whole input longest first by characters), `unsorted` one call
-    per batch in the given order, `token-sorted` one call per batch after sorting by token
-    count instead of characters."""
+    """Sentences/s and passages/s per batch size and order: `sorted` is one call (the encoder
+    sorts the whole input longest first: exports by tokens, sentence-transformers by
+    characters), `unsorted` one call per batch in the given order, `token-sorted` one call per
+    batch after sorting by token count here."""
     rows = []
     for kind, prompt in (("sentences", "query"), ("passages", "passage")):
         items = texts[kind]
