@@ -21,7 +21,7 @@ def check_backend(name: object, *, allow_auto: bool = True) -> str:
     choices = ((AUTO,) if allow_auto else ()) + BACKENDS
     if isinstance(name, str) and name in choices:
         return name
-    shown = repr(name) if isinstance(name, str) else f"{type(name).__name__} {name!r}"
+    shown = repr(name) if isinstance(name, str) else f"{name!r} ({type(name).__name__})"
     hint = ""
     if isinstance(name, str) and name.strip().lower().replace("_", "-") in choices:
         hint = f" (did you mean {name.strip().lower().replace('_', '-')!r}?)"
@@ -74,10 +74,12 @@ def query_backend_error(index_backend: str, index_fidelity: float | None,
                         enc: _HasBackend) -> str | None:
     """None when an index built with `index_backend` can be queried with `enc` (the same backend,
     or both within the fidelity gate of torch fp32); else a one-line message naming the fix."""
-    if index_backend == enc.backend and index_backend in BACKENDS:
+    if index_backend not in BACKENDS:
+        return (f"this index records an unknown encoding backend {index_backend!r} (known: "
+                f"{', '.join(BACKENDS)}); rebuild the index with this version")
+    if index_backend == enc.backend:
         return None
-    if (index_backend in BACKENDS and passed_gate(index_backend, index_fidelity)
-            and passed_gate(enc.backend, enc.fidelity)):
+    if passed_gate(index_backend, index_fidelity) and passed_gate(enc.backend, enc.fidelity):
         return None
     return (f"this index's vectors were made by the {index_backend!r} backend "
             f"(fidelity {_fid(index_backend, index_fidelity)}) but the query encoder runs "

@@ -16,7 +16,9 @@ and 5.5), so the same steps are taken here with the runtimes' own tools.
 from __future__ import annotations
 
 import json
+import logging
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,7 +72,10 @@ def export_onnx(model, path: Path) -> list[str]:
                              padding=True, return_tensors="pt")
     axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"sentence_embedding": {0: "batch"}}
     model.eval()
-    with _eager(model), torch.inference_mode(False), torch.no_grad():
+    with _eager(model), torch.no_grad(), warnings.catch_warnings():
+        # the tracer warns of branches it fixes (padding checks that hold for every encoder
+        # input); the fidelity measured after the export is the check that matters
+        warnings.simplefilter("ignore")
         torch.onnx.export(_Pipeline(model, names), tuple(sample[n] for n in names), str(path),
                           input_names=names, output_names=["sentence_embedding"],
                           dynamic_axes=axes, opset_version=OPSET, dynamo=False)
@@ -80,7 +85,21 @@ def export_onnx(model, path: Path) -> list[str]:
 def quantize_onnx(source: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True)
+    quiet = _DropFrom("onnxruntime")  # it logs every tensor it skips on the root logger
+    logging.getLogger().addFilter(quiet)
+    try:
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        logging.getLogger().removeFilter(quiet)
+
+
+class _DropFrom(logging.Filter):
+    def __init__(self, package: str) -> None:
+        super().__init__()
+        self.package = package
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return f"/{self.package}/" not in record.pathname
 
 
 def convert_openvino(source: Path, target: Path, calibration: list[dict] | None = None) -> None:
@@ -92,8 +111,11 @@ def convert_openvino(source: Path, target: Path, calibration: list[dict] | None 
     if calibration is not None:
         import nncf
 
+        # MIXED (symmetric weights, asymmetric activations) + full bias correction: the one
+        # setting tried that kept minilm within the gate (min cosine 0.9909 vs 0.9899 default)
         graph = nncf.quantize(graph, nncf.Dataset(calibration), subset_size=len(calibration),
-                              model_type=nncf.ModelType.TRANSFORMER)
+                              model_type=nncf.ModelType.TRANSFORMER,
+                              preset=nncf.QuantizationPreset.MIXED, fast_bias_correction=False)
     ov.save_model(graph, str(target), compress_to_fp16=False)
 
 
@@ -114,8 +136,8 @@ def build(model, backend: str, folder: Path, *, multilingual: bool) -> dict:
         if backend == "openvino-int8":
             texts = calibration_texts(CALIBRATION_TEXTS, chinese=multilingual)
             calibration = [_tokenized(model, t, names) for t in texts]
-            recipe["quantization"] = (f"nncf.quantize, ModelType.TRANSFORMER, "
-                                      f"{len(texts)} calibration texts")
+            recipe["quantization"] = (f"nncf.quantize, ModelType.TRANSFORMER, MIXED preset, "
+                                      f"bias correction, {len(texts)} calibration texts")
         convert_openvino(trace, folder / GRAPH_FILES[backend], calibration)
     if trace.name.startswith("."):
         trace.unlink()

@@ -34,7 +34,7 @@ EXPORT_FORMAT = 1
 META = "meta.json"
 PACKAGES = ("torch", "transformers", "sentence-transformers", "onnx", "onnxruntime", "openvino",
             "nncf")
-TYPICAL_S = {"onnx": 15, "onnx-int8": 20, "openvino": 20, "openvino-int8": 60}  # minilm, 2 cores
+TYPICAL_S = {"onnx": 10, "onnx-int8": 10, "openvino": 10, "openvino-int8": 70}  # minilm, 2 cores
 SKIP_DIRS = {"onnx", "openvino", "__pycache__"}  # other tools' exports inside a model folder
 
 
@@ -103,7 +103,8 @@ def ensure_export(model, fingerprint: str, backend: str, *, name: str,
         if found:
             return found
         if folder.exists():
-            log.warning("%s: the %s export at %s is %s; rebuilding it", name, backend, folder, why)
+            log.warning("%s: the %s export at %s is unusable (%s); rebuilding it", name, backend,
+                        folder, why)
         print(f"Exporting {name} to {backend} (once per model; about {TYPICAL_S[backend]} s for "
               f"minilm, longer for bigger models) into {folder} ...", file=sys.stderr)
         staging = Path(tempfile.mkdtemp(prefix=f".{backend}-", dir=folder.parent))

@@ -96,7 +96,7 @@ def dense_run(model: str | Path, corpus: dict[str, dict], queries: dict[str, str
 
     enc = load_encoder(model)
     if max_length is not None:
-        enc.model.max_seq_length = max_length
+        enc.max_length = max_length  # both engines: encode runs the fast one
     doc_ids = list(corpus)
     docs = enc.encode([document_text(corpus[d]) for d in doc_ids], batch_size=batch_size,
                       prompt="passage", show_progress=True)

@@ -85,6 +85,6 @@ def _load_source(model: str | Path) -> SentenceTransformer:
     from encoder import EncoderNotFoundError, load_encoder
 
     try:
-        return load_encoder(model).model
+        return load_encoder(model, backend="torch").model  # training needs the torch model
     except (EncoderNotFoundError, ValueError) as exc:  # not a model, "" (None: a TypeError)
         raise TrainingError(str(exc)) from exc

@@ -57,7 +57,7 @@ def test_chinese_words_come_from_jieba(tiny_encoder):
 
 
 def test_prompt_prefix_is_read_but_not_attributed(tiny_model_dir):
-    enc = load_encoder(tiny_model_dir)
+    enc = load_encoder(tiny_model_dir, backend="torch")  # the prompts are set on the torch model
     enc.model.prompts = {"query": "query: ", "passage": "passage: "}
     e = enc.explain("cats purr", "a cat purrs loudly", steps=8, prompt_a="query",
                     prompt_b="passage")

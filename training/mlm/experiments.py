@@ -51,7 +51,7 @@ def heads_accuracy(model: str, eval_file: str, *, text_field: str = "sentence1",
     from .texts import read_documents
 
     texts = read_documents(eval_file, text_field).texts[:max_eval]  # before the model loads
-    enc = load_encoder(model)
+    enc = load_encoder(model, backend="torch")  # runs the torch transformer, not an export
     tok = enc.tokenizer
     examples = mlm_examples(tok, texts, chunk_documents(tok, texts, max_length), max_length)
     pretrainer = build_pretrainer(enc.transformer, None if fresh else heads_folder(enc))
@@ -80,7 +80,8 @@ def nsp_experiment(base: MlmConfig, out: str | Path, sts_dev: str | None) -> lis
         if dev is not None:
             from encoder import load_encoder
 
-            row["sts_dev_spearman"] = evaluate_sts(load_encoder(folder).model, dev).spearman
+            model = load_encoder(folder, backend="torch").model
+            row["sts_dev_spearman"] = evaluate_sts(model, dev).spearman
         rows.append(row)
         write_json_atomic(out / "nsp.json", {"rows": rows})
     return rows
@@ -128,7 +129,7 @@ def domain_experiment(beir: str | Path, out: str | Path, *, model: str = "minilm
 
     def score(name: str, folder: str, wall: float) -> None:
         enc = load_encoder(folder)
-        enc.model.max_seq_length = max_length
+        enc.max_length = max_length  # both engines: encode runs the fast one
         started = time.perf_counter()
         ir = evaluate_beir(enc, held, "heldout")
         rows.append({"name": name, "model": folder, **ir, "train_wall_s": wall,

@@ -84,7 +84,7 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
     write_json_atomic(out / RUN_FILE, run)
     from encoder import load_encoder  # after the checks: loading a model takes a while
 
-    encoder = load_encoder(config.model)
+    encoder = load_encoder(config.model, backend="torch")  # trains the torch model
     heads_meta = dict(heads_meta or {})
     if not save_model:  # heads kept apart from the model: remember which weights they fit
         heads_meta["fingerprint"] = encoder.fingerprint

@@ -1,0 +1,27 @@
+"""A scratch `$BERTSCOPE_HOME` for the backend tests: exports made there are shared by a test
+module and thrown away after; converted models (e5) come from the real home, not rebuilt."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def scratch_home(root: Path) -> Iterator[Path]:
+    from common import bertscope_home
+
+    real_models = bertscope_home("models")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "models").symlink_to(real_models, target_is_directory=True)
+    previous = os.environ.get("BERTSCOPE_HOME")
+    os.environ["BERTSCOPE_HOME"] = str(root)
+    try:
+        yield root
+    finally:
+        if previous is None:
+            os.environ.pop("BERTSCOPE_HOME", None)
+        else:
+            os.environ["BERTSCOPE_HOME"] = previous
