@@ -28,7 +28,8 @@ with right:
     st.page_link("pages/4_Index.py", label="Index", icon=":material/database:")
     st.caption("Index statistics; build a new index from a file.")
     st.page_link("pages/5_Models.py", label="Models", icon=":material/model_training:")
-    st.caption("Bundled and trained encoders, training metrics and curves.")
+    st.caption("Bundled and trained encoders, their encoding backends, training metrics and "
+               "curves.")
 
 indexes = find_indexes(config.index_root)
 trained = find_trained_models(config.runs_root)
@@ -44,4 +45,4 @@ st.markdown(
 load_libraries()
 encoder = get_encoder("minilm")
 st.success(f"Encoder ready: {encoder.name} ({encoder.info.layers} layers × "
-           f"{encoder.info.heads} heads, {encoder.dim}-d).")
+           f"{encoder.info.heads} heads, {encoder.dim}-d), encoding on {encoder.backend}.")

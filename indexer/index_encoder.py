@@ -4,12 +4,14 @@ weights, and a backend whose vectors agree with the index's within the fidelity 
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 from .errors import BackendMismatchError, CorruptIndexError, EncoderMismatchError
 from .validation import check_encoder
 
+log = logging.getLogger("bertscope.indexer")
 LEGACY_BACKEND = "torch"  # manifests written before backends were recorded
 
 
@@ -69,12 +71,22 @@ def check_open_args(encoder: Any, backend: Any) -> str | None:
 
 
 def load_index_encoder(manifest: dict, folder: Path | str, backend: str | None = None):
-    """The index's model, loaded on `backend` (default: the index's own), checked to fit."""
+    """The index's model, loaded on `backend` (default: the index's own), checked to fit. Where
+    the index's own backend cannot run here (`BackendError`: not installed, export failed), the
+    torch model stands in, saying so, if the index's vectors are within the fidelity gate."""
     from encoder import load_encoder
+    from encoder.errors import BackendError
 
-    enc = load_encoder(manifest["encoder"]["load_as"],
-                       backend=backend or index_backend(manifest, folder))
-    check_fits(manifest, folder, enc)
+    wanted = backend or index_backend(manifest, folder)
+    try:
+        enc = load_encoder(manifest["encoder"]["load_as"], backend=wanted)
+    except BackendError as exc:
+        if backend is not None or wanted == "torch":
+            raise  # asked for by name: say why it cannot run
+        log.warning("%s: its backend %r cannot run here (%s); querying with torch", folder,
+                    wanted, str(exc).splitlines()[0][:200])
+        enc = load_encoder(manifest["encoder"]["load_as"], backend="torch")
+    check_fits(manifest, folder, enc)  # torch on vectors beyond the gate: refused here
     return enc
 
 

@@ -84,6 +84,14 @@ def tiny_encoder(tiny_model_dir):
 
 
 @pytest.fixture(scope="session")
+def tiny_torch(tiny_model_dir):
+    """The tiny model on the torch backend (what `backend_stub.labelled` dresses up)."""
+    from encoder import load_encoder
+
+    return load_encoder(tiny_model_dir, backend="torch")
+
+
+@pytest.fixture(scope="session")
 def minilm():
     from encoder import load_encoder
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from common import check_output_file, os_error_text
 from common.argtypes import POSITIVE, integer, number
+from encoder.backends import AUTO, BACKENDS
 
 from .config import FitConfig, Stage
 from .errors import TrainingError
@@ -42,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--split", default="test", help="qrels split for --beir")
     ev.add_argument("--prompt", default="query", help="model prompt for STS texts, or 'none'")
     ev.add_argument("--batch-size", type=POSITIVE, default=64)
+    ev.add_argument("--backend", choices=(AUTO, *BACKENDS), default=AUTO,
+                    help="what encodes: auto = the fastest whose export passed the fidelity gate")
     ev.add_argument("--json", help="also write the results to this JSON file")
     ev.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -177,6 +180,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         prompt=prompt,
         batch_size=args.batch_size,
         progress=not args.no_progress,
+        backend=args.backend,
     )
     for line in results.lines():
         print(line)

@@ -26,25 +26,33 @@ class EvalResults:
     model: str
     sts: list[StsResult] = field(default_factory=list)
     beir: dict | None = None
+    backend: str = "torch"  # what encoded (`enc.backend`)
+    fidelity: float | None = 1.0  # its min cosine to torch fp32, measured at export
+
+    @property
+    def label(self) -> str:
+        """The model, with the backend where it is not torch."""
+        return self.model if self.backend == "torch" else f"{self.model} [{self.backend}]"
 
     def lines(self) -> list[str]:
         out = []
         for r in self.sts:
             out.append(
-                f"{self.model}  {r.path}  ({r.pairs} {r.kind} pairs): "
+                f"{self.label}  {r.path}  ({r.pairs} {r.kind} pairs): "
                 f"Spearman {r.spearman:.2f}  Pearson {r.pearson:.2f}"
             )
         if self.beir:
             b = self.beir
             out.append(
-                f"{self.model}  {b['folder']} [{b['split']}] ({b['queries']} queries, "
+                f"{self.label}  {b['folder']} [{b['split']}] ({b['queries']} queries, "
                 f"{b['documents']} docs): nDCG@10 {b['ndcg@10']:.4f}  "
                 f"Recall@100 {b['recall@100']:.4f}  MRR@10 {b['mrr@10']:.4f}"
             )
         return out
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "sts": [r.to_dict() for r in self.sts], "beir": self.beir}
+        return {"model": self.model, "backend": self.backend, "fidelity": self.fidelity,
+                "sts": [r.to_dict() for r in self.sts], "beir": self.beir}
 
 
 def evaluate_model(
@@ -56,23 +64,27 @@ def evaluate_model(
     prompt: str | None = "query",
     batch_size: int = 64,
     progress: bool = False,
+    backend: str = "auto",
 ) -> EvalResults:
     """Score `model` (bundled name or folder) on each STS file and on the BEIR folder's `split`;
-    `progress` shows a tqdm bar for every encoding pass (they run for minutes on large sets)."""
+    `progress` shows a tqdm bar for every encoding pass (they run for minutes on large sets).
+    `backend`: what encodes (`auto`: the fastest whose export passed the fidelity gate, or a
+    name of `encoder.BACKENDS`); the results name the one that ran."""
     check_prompt(prompt)
+    backend = _check_backend(backend)
     if isinstance(sts, (str, Path)):
         raise TrainingError(f"sts must be a list of files, not one: use sts=[{str(sts)!r}]")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise TrainingError(f"--batch-size must be >= 1, got {batch_size!r}")
     data = [load_sts(path, role="--sts file") for path in sts]  # fail fast, before the model loads
     loaded = _load_beir(beir, split) if beir is not None else None
-    enc = _load(model)
-    results = EvalResults(model=str(model))
+    enc = _load(model, backend)
+    results = EvalResults(model=str(model), backend=enc.backend, fidelity=enc.fidelity)
     for d in data:
         if progress:
             log.info("scoring %s (%d pairs)", d.path, len(d))
         results.sts.append(
-            evaluate_sts(enc.model, d, prompt=prompt, batch_size=batch_size, show_progress=progress)
+            evaluate_sts(enc, d, prompt=prompt, batch_size=batch_size, show_progress=progress)
         )
     if beir is not None:
         results.beir = evaluate_beir(enc, beir, split, batch_size=batch_size, loaded=loaded,
@@ -136,10 +148,19 @@ def search_run(
     }
 
 
-def _load(model: str | Path):
+def _check_backend(backend) -> str:
+    from encoder import check_backend
+
+    try:
+        return check_backend(backend)
+    except ValueError as exc:
+        raise TrainingError(f"{exc} (on the command line: --backend NAME)") from exc
+
+
+def _load(model: str | Path, backend: str):
     from encoder import EncoderNotFoundError, load_encoder
 
     try:
-        return load_encoder(model)
+        return load_encoder(model, backend=backend)
     except (EncoderNotFoundError, ValueError) as exc:  # None or a number: TypeError, as it is
         raise TrainingError(str(exc)) from exc

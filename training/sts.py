@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sentence_transformers import SentenceTransformer
 from sentence_transformers.sentence_transformer.evaluation import EmbeddingSimilarityEvaluator
@@ -15,6 +16,9 @@ from metrics import sts_scores
 
 from .data import LoadedData, load_pairs
 from .errors import TrainingError
+
+if TYPE_CHECKING:
+    from encoder import Encoder
 
 STS_KINDS = ("scored", "binary")
 
@@ -92,18 +96,29 @@ def sts_evaluator(
 
 
 def evaluate_sts(
-    model: SentenceTransformer,
+    model: SentenceTransformer | Encoder,
     data: LoadedData,
     *,
     prompt: str | None = "query",
     batch_size: int = 64,
     show_progress: bool = False,
 ) -> StsResult:
-    prefix = prompt_prefix(model, prompt)
+    """Spearman/Pearson of `model` on `data`: a `SentenceTransformer` (training's, torch) or an
+    `encoder.Encoder`, which encodes on its own backend (`enc.backend`)."""
+    from encoder import Encoder
 
-    def embed(texts) -> list:
-        return model.encode([prefix + t for t in texts], batch_size=batch_size,
-                            convert_to_numpy=True, show_progress_bar=show_progress)
+    if isinstance(model, Encoder):
+        check_prompt(prompt)
+
+        def embed(texts) -> list:
+            return model.encode(list(texts), prompt=prompt, batch_size=batch_size,
+                                show_progress=show_progress)
+    else:
+        prefix = prompt_prefix(model, prompt)
+
+        def embed(texts) -> list:
+            return model.encode([prefix + t for t in texts], batch_size=batch_size,
+                                convert_to_numpy=True, show_progress_bar=show_progress)
 
     scores = sts_scores(embed(data.dataset["sentence1"]), embed(data.dataset["sentence2"]),
                         list(data.dataset["score"]))

@@ -1,4 +1,5 @@
-"""Models load once per server through `st.cache_resource`; the first load shows a spinner."""
+"""Models load once per server through `st.cache_resource` (on the `auto` backend: the fastest
+whose export passed the fidelity gate); the first load shows a spinner."""
 
 from __future__ import annotations
 
@@ -11,11 +12,22 @@ if TYPE_CHECKING:
     from encoder import Encoder
 
 
+BACKEND = "auto"  # what the app encodes with; indexes search on their own backend
+_loaded: dict[str, Encoder] = {}  # key -> encoder this server loaded (the Models page shows them)
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _encoder(key: str) -> Encoder:
     from encoder import load_encoder
 
-    return load_encoder(key)
+    enc = load_encoder(key, backend=BACKEND)
+    _loaded[key] = enc
+    return enc
+
+
+def loaded_encoder(key: str) -> Encoder | None:
+    """The encoder for `key` if this server has loaded it already (None: not loaded yet)."""
+    return _loaded.get(key)
 
 
 def get_encoder(key: str) -> Encoder:

@@ -2,6 +2,7 @@
 
 import pandas as pd
 import streamlit as st
+from appkit.backends import fidelity_text
 from appkit.config import AppConfig
 from appkit.confine import confine_path
 from appkit.discovery import find_indexes, label
@@ -32,7 +33,8 @@ if index is not None:
     cols[1].metric("Chunks", f"{stats.chunks:,}")
     cols[2].metric("Size on disk", f"{stats.size_bytes / 2**20:,.1f} MB")
     cols[3].metric("Skipped rows", f"{len(stats.skipped):,}")
-    st.markdown(f"**Model** `{stats.model}` · **preset** `{stats.preset}` "
+    st.markdown(f"**Model** `{stats.model}` on `{stats.backend}` (fidelity "
+                f"{fidelity_text(stats.backend, stats.fidelity)}) · **preset** `{stats.preset}` "
                 f"(`{stats.faiss_spec}`) · **dimension** {stats.dim} · "
                 f"**built** {stats.built_at}" + (f" · updated {stats.updated_at}"
                                                  if stats.updated_at else ""))

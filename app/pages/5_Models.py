@@ -1,12 +1,14 @@
-"""Models: the bundled registry and trained model folders, with metrics and dev-score curves."""
+"""Models: the bundled registry and trained model folders, with metrics and dev-score curves, and
+the backend each loaded model encodes with and its measured fidelity."""
 
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+from appkit.backends import CAPTION, backend_row, fidelity_text
 from appkit.config import AppConfig
 from appkit.discovery import find_trained_models, label
-from appkit.resources import get_encoder
+from appkit.resources import get_encoder, loaded_encoder
 from appkit.runs import read_metrics
 from appkit.startup import load_libraries
 from charts.training import before_after, training_curve
@@ -14,7 +16,7 @@ from charts.training import before_after, training_curve
 st.set_page_config(page_title="Models · BERTScope", layout="wide")
 st.title("Models")
 load_libraries()
-from encoder import BUNDLED  # noqa: E402  (after the title: see appkit/startup.py)
+from encoder import BUNDLED, FIDELITY_GATE  # noqa: E402  (after the title: see appkit/startup.py)
 from training.report import curves, read_log  # noqa: E402
 
 config = AppConfig.from_env()
@@ -22,10 +24,13 @@ config = AppConfig.from_env()
 st.subheader("Bundled (offline, from pip packages)")
 st.dataframe(pd.DataFrame([
     {"name": m.name, "languages": ", ".join(m.languages), "package": m.package,
-     "description": m.description} for m in BUNDLED.values()
+     **backend_row(loaded_encoder(m.name)), "description": m.description}
+    for m in BUNDLED.values()
 ]), width="stretch", hide_index=True)
 st.caption("Neither bundled model has a masked-language-model head: they are sentence encoders "
-           "(Sentence-BERT style), not raw MLM-pretrained BERTs.")
+           "(Sentence-BERT style), not raw MLM-pretrained BERTs. " + CAPTION.format(
+               gate=FIDELITY_GATE) + " Fidelity: the lowest cosine of the backend's vectors to "
+           "torch's, measured when its export was made.")
 
 trained = find_trained_models(config.runs_root)
 st.subheader(f"Trained (under {config.runs_root})")
@@ -39,8 +44,9 @@ if runs:
          "pooling": (m or {}).get("pooling", "?"),
          "dev Spearman before": ((m or {}).get("dev_before") or {}).get("spearman"),
          "dev Spearman after": ((m or {}).get("dev_after") or {}).get("spearman"),
-         "finished": (m or {}).get("finished_at", "not finished")}
-        for name, (_, m) in runs.items()
+         "finished": (m or {}).get("finished_at", "not finished"),
+         **backend_row(loaded_encoder(str(folder)))}
+        for name, (folder, m) in runs.items()
     ]), width="stretch", hide_index=True)
 
 st.divider()
@@ -66,4 +72,12 @@ else:
 
 if st.toggle("Load the model and show its configuration", key="models-load",
              help="Loading e5-multilingual converts it once (about a minute)."):
-    st.json(get_encoder(key).info.to_dict())
+    enc = get_encoder(key)
+    cols = st.columns(2)
+    cols[0].metric("Backend", enc.backend, help="What encodes this model's texts.")
+    cols[1].metric("Fidelity", fidelity_text(enc.backend, enc.fidelity),
+                   help=f"Lowest cosine to torch fp32 on calibration texts, measured when the "
+                   f"export was made; the gate is {FIDELITY_GATE}.")
+    if enc.backend_note:
+        st.info(enc.backend_note)
+    st.json(enc.info.to_dict())

@@ -46,6 +46,7 @@ def test_stats_of_an_index(page, with_indexes):
     assert metrics["Documents"] == str(len(DOCS)) == metrics["Chunks"]
     assert metrics["Skipped rows"] == "0"
     assert any("minilm" in t and "flat" in t for t in texts(at.markdown))
+    assert any("`minilm` on `" in t and "(fidelity " in t for t in texts(at.markdown))
 
 
 def test_corrupt_index_is_a_message(page, with_indexes):

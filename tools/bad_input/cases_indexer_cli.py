@@ -85,6 +85,14 @@ BUILD = [
     b("--out an empty string", "--corpus", "{W}/corpus.jsonl", "--out", "", *M),
     b("one document of 300 kB on one line", "--corpus", "{W}/huge-line.jsonl", "--out",
       "{W}/o4", *M, expect=0, note="progress: chunk count and ETA move while it encodes"),
+    b("--backend fast (not a backend)", "--corpus", "{W}/corpus.jsonl", "--out", "{W}/o", *M,
+      "--backend", "fast"),
+    b("--backend ONNX (upper case)", "--corpus", "{W}/corpus.jsonl", "--out", "{W}/o", *M,
+      "--backend", "ONNX"),
+    b("--backend onnx_int8 (underscore)", "--corpus", "{W}/corpus.jsonl", "--out", "{W}/o", *M,
+      "--backend", "onnx_int8"),
+    b("--backend an empty string", "--corpus", "{W}/corpus.jsonl", "--out", "{W}/o", *M,
+      "--backend", ""),
 ]
 
 s = _case("search")
@@ -126,6 +134,10 @@ SEARCH = [
     s("--run into a folder that does not exist", "{W}/idx", "--queries", "{W}/q/good.jsonl",
       "--run", "{W}/nope/run.trec"),
     s("--run naming a folder", "{W}/idx", "--queries", "{W}/q/good.jsonl", "--run", "{W}/empty"),
+    s("--backend tensorrt (not a backend)", "{W}/idx", "oil", "--backend", "tensorrt"),
+    s("--backend int8 (half a name)", "{W}/idx", "oil", "--backend", "int8"),
+    s("--backend torch on an index built with auto", "{W}/idx", "oil", "--backend", "torch",
+      expect=0, note="auto only picks a backend within the fidelity gate: torch may query it"),
 ]
 
 
@@ -203,6 +215,10 @@ ADD = [
     a("a text field where the index has a number (year)", "{FRESH}", "--corpus",
       "{W}/mixed.jsonl", expect=0, note="stored; the field's type becomes mixed"),
     a("rows whose text is a number", "{FRESH}", "--corpus", "{W}/numbers.jsonl"),
+    a("--backend gpu (not a backend)", "{FRESH}", "--corpus", "{W}/corpus.jsonl", "--backend",
+      "gpu"),
+    a("--backend OpenVINO (wrong case)", "{FRESH}", "--corpus", "{W}/corpus.jsonl",
+      "--backend", "OpenVINO"),
 ]
 
 d = _case("delete")

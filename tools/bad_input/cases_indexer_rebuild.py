@@ -46,6 +46,8 @@ def rebuild_cases(r: Callable[..., Case], M: list[str]) -> list[Case]:  # noqa: 
           note="re-encoded with the same model: the same fingerprint, a fresh copy"),
         r("--out an index that exists (a copy of the source)", "{W}/idx", *M, "--out", "{FRESH}",
           expect=0, note="replaced by the rebuilt version, as build replaces an index"),
+        r("--backend int8 (not a backend)", "{W}/idx", *M, *OUT, "--backend", "int8"),
+        r("--backend auto,torch (a list)", "{W}/idx", *M, *OUT, "--backend", "auto,torch"),
         r("--model e5-multilingual (the real use)", "{W}/idx", "--model", "e5-multilingual",
           "--out", "{W}/o6", expect=0, note="the 6 documents and their metadata, e5's vectors"),
     ]

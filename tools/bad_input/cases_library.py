@@ -116,6 +116,23 @@ INDEXER = [
     i("index.search('oil', filter={'year': nan})",
       lambda ws: _ix(ws).search("oil", filter={"year": math.nan})),
     i("read_corpus(a .jsonl, CorpusOptions(format='csv'))", _options(format="csv")),
+    i("build_index(..., backend='fast')", _build(model="minilm", backend="fast")),
+    i("build_index(..., backend=None)", _build(model="minilm", backend=None)),
+    i("build_index(an Encoder, backend= another than it runs)",
+      lambda ws: _build(backend=next(b for b in ("onnx", "torch")
+                                     if b != _minilm().backend))(ws)),
+    i("SemanticIndex.open(idx, backend='onnx8')",
+      lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), backend="onnx8")),
+    i("SemanticIndex.open(idx, backend=3)",
+      lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), backend=3)),
+    i("SemanticIndex.open(idx, encoder=minilm, backend='torch') (both)",
+      lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), encoder=_minilm(),
+                                                          backend="torch")),
+    i("rebuild_index(idx, out, model='minilm', backend='ONNX')",
+      lambda ws: __import__("indexer").rebuild_index(ws.fresh(), ws.root / "lib-rebuilt",
+                                                     model="minilm", backend="ONNX")),
+    i("default_index(out, backend='gpu')",
+      lambda ws: __import__("indexer").default_index(ws.root / "lib-bbc", backend="gpu")),
 ]
 
 t = _lib("training library")
@@ -175,6 +192,12 @@ TRAINING = [
       lambda ws: __import__("training.evaluate").evaluate.evaluate_model(None)),
     t("evaluate_model('minilm', batch_size=0)", lambda ws: __import__(
         "training.evaluate").evaluate.evaluate_model("minilm", batch_size=0)),
+    t("evaluate_model('minilm', sts=[...], backend='gpu')", lambda ws: __import__(
+        "training.evaluate").evaluate.evaluate_model("minilm", sts=[str(ws.root / "sts.jsonl")],
+                                                     backend="gpu")),
+    t("evaluate_model('minilm', sts=[...], backend=None)", lambda ws: __import__(
+        "training.evaluate").evaluate.evaluate_model("minilm", sts=[str(ws.root / "sts.jsonl")],
+                                                     backend=None)),
 ]
 
 e = _lib("encoder library")

@@ -122,6 +122,11 @@ EVALUATE = [
     _ev("--json into a folder that does not exist", "minilm", "--sts", "{W}/sts.jsonl",
         "--json", "{W}/nope/scores.json"),
     _ev("--json naming a folder", "minilm", "--sts", "{W}/sts.jsonl", "--json", "{W}/empty"),
+    _ev("--backend onnx_int8 (underscore)", "minilm", "--sts", "{W}/sts.jsonl", "--backend",
+        "onnx_int8"),
+    _ev("--backend cuda (not a backend)", "minilm", "--sts", "{W}/sts.jsonl", "--backend",
+        "cuda"),
+    _ev("--backend an empty string", "minilm", "--sts", "{W}/sts.jsonl", "--backend", ""),
 ]
 
 POOL = ("experiment", "pooling")

@@ -1,0 +1,25 @@
+"""How the app words an encoder's backend: what encodes, its measured fidelity, and why `auto`
+fell back from a faster one."""
+
+from __future__ import annotations
+
+CAPTION = ("Encoding runs on the `auto` backend: the fastest export (ONNX Runtime or OpenVINO, "
+           "int8 where it holds) whose vectors kept a cosine of at least {gate} to the torch fp32 "
+           "model on calibration texts, else torch. Attention maps, explanations (\"Why this "
+           "match\"), fill-mask and training always run the torch model, loaded when first "
+           "needed. An index searches with the backend that made its vectors.")
+
+
+def fidelity_text(backend: str, fidelity: float | None) -> str:
+    """`1.0 (reference)` for torch, the measured min cosine otherwise, `unknown` where none."""
+    if backend == "torch":
+        return "1.0 (reference)"
+    return "unknown" if fidelity is None else f"{fidelity:.4f}"
+
+
+def backend_row(enc) -> dict[str, str]:
+    """Table cells for a loaded encoder (or None: not loaded by this server yet)."""
+    if enc is None:
+        return {"backend": "not loaded yet", "fidelity": "", "note": ""}
+    return {"backend": enc.backend, "fidelity": fidelity_text(enc.backend, enc.fidelity),
+            "note": enc.backend_note or ""}
