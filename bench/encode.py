@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchkit import machine, median, write_results
+from benchkit import RESULTS, machine, median, write_results
 from encodekit import BACKENDS, MODELS, REFERENCE, run_measured, scifact_passages, stsb_sentences
 
 WORKER = Path(__file__).resolve().parent / "encode_worker.py"
@@ -76,15 +76,23 @@ def score(quality: dict, label: str) -> str:
     return f"{quality[label]['spearman']:.2f}" + (f" ({delta:+.2f})" if delta is not None else "")
 
 
+def fidelity(row: dict) -> str:
+    """The min cosine to torch the export measured when it was made (its gate: 0.99)."""
+    value = row.get("fidelity_at_export")
+    if row["backend"] in (REFERENCE, "torch") or value is None:
+        return "-"
+    return f"{value:.4f}" + ("" if value >= 0.99 else " (below gate)")
+
+
 def table(rows: list[dict], meta: dict) -> str:
     lines = [f"# Encoding backends side by side ({meta['date']})", "",
              f"Command: `{meta['command']}`", "",
              f"Machine: {meta['machine']}", "",
              f"Texts: {meta['texts']}", "",
              "| model | backend | sentences/s | × st | passages/s | × st | 1-query p50 ms "
-             "(p90) | peak RSS MB | cos mean / min to fp32 | STS-B dev ρ (Δ torch) | "
-             "Chinese STS-B dev ρ (Δ torch) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
+             "(p90) | peak RSS MB | cos mean / min to fp32 | fidelity at export | "
+             "STS-B dev ρ (Δ torch) | Chinese STS-B dev ρ (Δ torch) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|"]
     for r in rows:
         q = r.get("quality", {})
         cos = f"{r['cos_mean']:.5f} / {r['cos_min']:.4f}" if "cos_mean" in r else "-"
@@ -92,7 +100,7 @@ def table(rows: list[dict], meta: dict) -> str:
             f"| {r['model']} | {r['backend']} | {r['sentences_per_s']:.1f} | "
             f"{r['sentences_ratio']:.2f}x | {r['passages_per_s']:.2f} | "
             f"{r['passages_ratio']:.2f}x | {r['p50_ms']:.1f} ({r['p90_ms']:.1f}) | "
-            f"{r['peak_rss_mb']:.0f} | {cos} | {score(q, 'STS-B dev')} | "
+            f"{r['peak_rss_mb']:.0f} | {cos} | {fidelity(r)} | {score(q, 'STS-B dev')} | "
             f"{score(q, 'Chinese STS-B dev')} |")
     lines += ["", "`st` = plain sentence-transformers fp32 torch on the same weights (the "
               "reference of every ratio and cosine); the other rows are "
@@ -101,7 +109,11 @@ def table(rows: list[dict], meta: dict) -> str:
               "medians of the rounds; "
               "batch 32; e5 gets `query: ` / `passage: ` prefixes. Peak RSS is the largest RSS "
               "psutil sampled (20 ms) in the row's own process, model load included.", ""]
-    lines += [f"- {k}: {v}" for k, v in meta.items() if k not in ("command", "machine", "texts")]
+    lines += [f"- {k}: {v}" for k, v in meta.items()
+              if k not in ("command", "machine", "texts", "per_round")]
+    if meta.get("per_round"):
+        lines += ["", "Per round (sentences/s, passages/s, p50 ms, peak RSS MB):", "", "```"]
+        lines += meta["per_round"] + ["```"]
     notes = [f"{r['model']}/{r['backend']}: {r['note']}" for r in rows if r.get("note")]
     lines += [f"- note {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -116,14 +128,20 @@ def main() -> None:
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--backends", default=",".join((REFERENCE, *BACKENDS)))
     p.add_argument("--name", default="encode")
+    p.add_argument("--report-only", action="store_true",
+                   help="rewrite NAME.md from NAME.json (no measuring)")
     args = p.parse_args()
+    if args.report_only:
+        saved = json.loads((RESULTS / f"{args.name}.json").read_text())
+        write_results(args.name, saved, table(saved["rows"], saved["meta"]))
+        return
     texts = {"sentences": stsb_sentences(args.n), "passages": scifact_passages(args.passages),
              "queries": queries(args.queries)}
     work = Path(tempfile.mkdtemp(prefix="bertscope-encode-"))
     (work / "texts.json").write_text(json.dumps(texts))
     keys = [(m, b) for m in args.models.split(",") for b in args.backends.split(",")]
     runs: dict = {k: [] for k in keys}
-    vectors, failed, started = {}, {}, time.time()
+    vectors, failed, started, per_round = {}, {}, time.time(), []
     first_load = {}  # first use: the export is made here when not cached yet
     for model, backend in keys:
         if backend != REFERENCE:
@@ -150,6 +168,9 @@ def main() -> None:
             if r == 0:
                 vectors[(model, backend)] = dict(np.load(out))
             runs[(model, backend)].append(res)
+            per_round.append(f"round {r + 1} {model:16s} {backend:14s} "
+                             f"{res['sentences_per_s']:7.1f} {res['passages_per_s']:6.2f} "
+                             f"{res['p50_ms']:6.1f} {res['peak_rss_mb']:5.0f}")
             print(f"round {r + 1} {model:16s} {backend:14s} {res['sentences_per_s']:7.1f} s/s "
                   f"{res['passages_per_s']:6.2f} p/s  p50 {res['p50_ms']:5.1f} ms  "
                   f"{res['peak_rss_mb']:5.0f} MB  {res.get('quality', '')}", flush=True)
@@ -158,14 +179,15 @@ def main() -> None:
             + shlex.join(["bench/encode.py", *sys.argv[1:]]),
             "machine": machine(),
             "texts": f"{len(texts['sentences'])} distinct STS-B dev sentences; "
-            f"{len(texts['passages'])} SciFact corpus abstracts (title + text, every "
-            f"{5183 // args.passages}th, truncated at each model's max_length); "
+            f"{len(texts['passages'])} SciFact corpus abstracts (title + text, one in "
+            f"{5183 // args.passages}, truncated at each model's max_length); "
             f"{len(texts['queries'])} SciFact queries one at a time for p50; quality on the full "
             "STS-B dev (1,500 pairs) and Chinese STS-B dev (1,458 pairs, e5 only)",
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "rounds": args.rounds, "wall_s": round(time.time() - started),
             "first load s (export included when not cached)": first_load,
-            "failed": {f"{m}/{b}": e for (m, b), e in failed.items()}}
+            "failed": {f"{m}/{b}": e for (m, b), e in failed.items()},
+            "per_round": per_round}
     text = table(rows, meta)
     write_results(args.name, {"meta": meta, "rows": rows}, text)
     print(text)
