@@ -6,10 +6,13 @@ import json
 import os
 import platform
 import statistics
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
+if str(REPO) not in sys.path:  # `python bench/x.py` from a worktree: its packages, not the
+    sys.path.insert(1, str(REPO))  # editable install's (bench/ itself stays first)
 
 
 def data_dir() -> Path:

@@ -19,9 +19,10 @@ import sys
 import time
 from pathlib import Path
 
-from common import bertscope_home
-from indexer import Document, SemanticIndex, build_index
-from metrics import evaluate_run, load_beir
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages first
+from common import bertscope_home  # noqa: E402
+from indexer import Document, SemanticIndex, build_index  # noqa: E402
+from metrics import evaluate_run, load_beir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
