@@ -1,6 +1,7 @@
 """Retrieval quality on BEIR SciFact (shared train queries): BM25, dense and hybrid, one table.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/retrieval.py [--models minilm,e5-multilingual]
+        [--backend onnx --name retrieval-onnx]
 
 Indexes are built once (resumable) under $BERTSCOPE_HOME/bench/ (default ~/.cache/bertscope),
 then searched with the library; scores come from metrics.ir (BEIR / pytrec_eval
@@ -13,13 +14,15 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import sys
 import time
 from pathlib import Path
 
-from common import bertscope_home
-from indexer import Document, SemanticIndex, build_index
-from metrics import evaluate_run, load_beir
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages first
+from common import bertscope_home  # noqa: E402
+from indexer import Document, SemanticIndex, build_index  # noqa: E402
+from metrics import evaluate_run, load_beir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,10 +30,23 @@ ANCHORS = "Published test-split anchors (BEIR): BM25 0.665, all-MiniLM-L6-v2 0.6
           "BM25 + cross-encoder 0.688."
 
 
-def get_index(model: str, corpus: dict, home: Path) -> tuple[SemanticIndex, float]:
-    out = home / f"scifact-{model}"
+def get_index(model: str, corpus: dict, home: Path,
+              backend: str | None = None) -> tuple[SemanticIndex, float]:
+    """The SciFact index of `model` (on `backend`, else the library's default), built when
+    absent; build seconds are this run's, or the cached build's encode stage (its manifest)."""
+    out = home / (f"scifact-{model}-{backend}" if backend else f"scifact-{model}")
     if (out / "manifest.json").exists():
-        return SemanticIndex.open(out), 0.0
+        index = SemanticIndex.open(out)
+        return index, float(index.manifest.get("build", {}).get("stages", {}).get("encode_s", 0))
+    if backend:
+        from encoder import load_encoder
+
+        try:
+            model = load_encoder(model, backend=backend)
+        except TypeError:  # a library from before backends: it runs torch only
+            if backend != "torch":
+                raise
+            model = load_encoder(model)
     docs = [Document(i, d["text"] or d["title"], d["title"]) for i, d in corpus.items()]
     start = time.perf_counter()
     last = [0.0]
@@ -69,11 +85,13 @@ def run_of(index: SemanticIndex, qids: list[str], texts: list[str], mode: str):
 def write_report(out: Path, results: dict) -> None:
     """retrieval.json and retrieval.md from {"meta", "rows", "notes"}."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "retrieval.json").write_text(json.dumps(results, indent=2))
+    name = results["meta"].get("name", "retrieval")
+    (out / f"{name}.json").write_text(json.dumps(results, indent=2))
     meta = results["meta"]
     lines = [f"# Retrieval quality: SciFact `{meta['split']}` ({meta['queries']} queries, "
              f"{meta['documents']} documents)", "",
-             "`HF_HUB_OFFLINE=1 .venv/bin/python bench/retrieval.py`", "",
+             f"`{meta.get('command', 'HF_HUB_OFFLINE=1 .venv/bin/python bench/retrieval.py')}`",
+             "",
              "| system | nDCG@10 | Recall@100 | MRR@10 | search s (all queries) | chunks | "
              "encode s |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['system']} | {r['ndcg@10']:.4f} | {r['recall@100']:.4f} | "
@@ -83,7 +101,7 @@ def write_report(out: Path, results: dict) -> None:
               f"`{meta['split']}`, so they orient rather than compare.", ""]
     lines += [f"- {n}" for n in results["notes"]]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
-    (out / "retrieval.md").write_text("\n".join(lines) + "\n")
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
 
 
 def main() -> int:
@@ -93,6 +111,9 @@ def main() -> int:
     p.add_argument("--split", default="train")
     p.add_argument("--models", default="minilm,e5-multilingual")
     p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--backend", default=None, help="encoding backend for the dense index "
+                   "(torch, onnx, ...; default: the library's); indexes kept per backend")
+    p.add_argument("--name", default="retrieval", help="report file name (NAME.md, NAME.json)")
     args = p.parse_args()
 
     corpus, queries, qrels = load_beir(Path(args.data) / "scifact", args.split)
@@ -108,18 +129,21 @@ def main() -> int:
     lexical_done = False
     for model in filter(None, args.models.split(",")):
         try:
-            index, build_s = get_index(model, corpus, home)
+            index, build_s = get_index(model, corpus, home, args.backend)
         except Exception as exc:  # a model that cannot load here is reported, not fatal
             notes.append(f"{model}: not measured ({type(exc).__name__}: {exc})")
             print(notes[-1], flush=True)
             continue
         st = index.stats()
         modes = ["dense", "hybrid"] if lexical_done else ["lexical", "dense", "hybrid"]
+        runs = index.manifest["encoder"].get("backend", "torch (no backend recorded)")
+        notes.append(f"{model}: index vectors made by backend {runs}")
+        tag = f"{model} [{args.backend}]" if args.backend else model
         for mode in modes:
             run, seconds = run_of(index, qids, texts, mode)
             scores = evaluate_run(run, qrels)
-            name = {"lexical": "BM25 over the index's chunks", "dense": f"dense {model}",
-                    "hybrid": f"hybrid RRF(BM25, {model})"}[mode]
+            name = {"lexical": "BM25 over the index's chunks", "dense": f"dense {tag}",
+                    "hybrid": f"hybrid RRF(BM25, {tag})"}[mode]
             rows.append({"system": name, "mode": mode, "model": model, **scores,
                          "search_s": round(seconds, 2), "chunks": st.chunks,
                          "build_s": round(build_s, 1)})
@@ -130,9 +154,12 @@ def main() -> int:
             "documents": len(corpus), "k": 100, "chunking": "model max_length windows, overlap 32,"
             " title prepended; a document scores by its best chunk",
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "name": args.name,
+            "backend": args.backend or "library default",
+            "command": "HF_HUB_OFFLINE=1 .venv/bin/python " + shlex.join(["bench/retrieval.py",
+                                                                          *sys.argv[1:]])}
     write_report(Path(args.out), {"meta": meta, "rows": rows, "notes": notes})
-    print((Path(args.out) / "retrieval.md").read_text())
+    print((Path(args.out) / f"{args.name}.md").read_text())
     return 0
 
 
