@@ -135,6 +135,16 @@ def test_encode_only_never_loads_torch_but_inspect_does(home, tiny_model_dir):
     assert enc.torch_loaded and enc.backend == "onnx-int8"
 
 
+def test_explain_on_an_int8_encoder_runs_on_the_torch_model(home, tiny_model_dir, reference):
+    """Gradients need the float torch model: an int8 encoder explains exactly as torch does."""
+    enc = load_encoder(tiny_model_dir, backend="onnx-int8")
+    ex = enc.explain("a red apple", "the bank of the river", steps=4)
+    ref = reference.explain("a red apple", "the bank of the river", steps=4)
+    assert enc.torch_loaded and enc.backend == "onnx-int8"
+    assert ex.score == pytest.approx(ref.score, abs=1e-5)
+    assert np.allclose(ex.token_matrix, ref.token_matrix, atol=1e-5)
+
+
 def test_max_length_applies_to_both_engines(home, tiny_model_dir):
     enc = load_encoder(tiny_model_dir, backend="onnx")
     enc.max_length = 16
