@@ -24,7 +24,7 @@ from .index_encoder import check_fits, check_open_args, index_backend, load_inde
 from .lexical import LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
-from .stats import IndexStats, stats_of
+from .stats import IndexStats, row_counts, stats_of
 from .validation import (
     check_doc_id,
     check_doc_ids,
@@ -112,10 +112,13 @@ class SemanticIndex:
         return dict(self.spec.knobs)
 
     def stats(self) -> IndexStats:
-        return stats_of(str(self.folder), self.manifest, db.counts(self.conn), self.knobs)
+        return stats_of(str(self.folder), self.manifest, self.counts(), self.knobs)
+
+    def counts(self) -> dict[str, int]:
+        return row_counts(self.manifest, self.conn, working=self._work is not None)
 
     def __len__(self) -> int:
-        return db.counts(self.conn)["documents"]
+        return self.counts()["documents"]
 
     def document(self, doc_id: str) -> Document:
         doc_id = check_doc_id(doc_id, "doc_id")
@@ -184,7 +187,8 @@ class SemanticIndex:
                 np.asarray(db.tombstones(self.conn), dtype=np.int64)
             self._searcher = Searcher(
                 self.vectors, self.conn, self.spec, tombstones, lambda: self.lexical,
-                lambda texts: self.encoder.encode(texts, prompt="query"), self.field_types)
+                lambda texts: self.encoder.encode(texts, prompt="query"), self.field_types,
+                self.counts)
         return self._searcher
 
     def field_types(self) -> dict[str, str]:

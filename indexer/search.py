@@ -31,7 +31,8 @@ class Searcher:
     def __init__(self, vectors: faiss.Index, conn: sqlite3.Connection, spec: Spec,
                  tombstones: np.ndarray, lexical: Callable[[], LexicalIndex],
                  encode: Callable[[list[str]], np.ndarray],
-                 field_types: Callable[[], dict[str, str]]) -> None:
+                 field_types: Callable[[], dict[str, str]],
+                 counts: Callable[[], dict[str, int]]) -> None:
         self.vectors = vectors
         self.conn = conn
         self.spec = spec
@@ -39,6 +40,7 @@ class Searcher:
         self._lexical = lexical
         self._encode = encode
         self._field_types = field_types
+        self._counts = counts
         self._doc_of: dict[int, str] = {}  # chunk id -> document id, filled as hits arrive
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
@@ -57,7 +59,7 @@ class Searcher:
             knobs = check_knobs(self.spec, knobs)
         except ValueError as exc:
             raise QueryError(str(exc)) from exc
-        counts = db.counts(self.conn)
+        counts = self._counts()
         allowed, n_docs = None, counts["documents"]
         if filter is not None:
             allowed, n_docs = db.matching_chunks(self.conn,
