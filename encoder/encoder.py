@@ -187,15 +187,18 @@ class Encoder:
     # -- introspection ---------------------------------------------------------------------
     @contextmanager
     def eager_attention(self):
-        """Run the transformer with eager attention (SDPA returns no attention maps)."""
+        """Run the transformer with eager attention (SDPA returns no attention maps), in eval
+        mode (dropout off: attention rows sum to 1)."""
         with self._attn_lock:
             model = self.transformer
-            previous = model.config._attn_implementation
+            previous, was_training = model.config._attn_implementation, model.training
             model.set_attn_implementation("eager")
+            model.eval()
             try:
                 yield model
             finally:
                 model.set_attn_implementation(previous)
+                model.train(was_training)
 
     def inspect(self, text: str, text_pair: str | None = None) -> Inspection:
         from .inspection import inspect

@@ -236,3 +236,16 @@ def test_damaged_export_is_rebuilt_with_one_message(home, reference, tiny_model_
     with caplog.at_level(logging.WARNING, logger="bertscope.encoder"):
         load_encoder(tiny_model_dir, backend=backend)
     assert not caplog.records  # rebuilt once, verified since
+
+
+
+def test_inspect_turns_dropout_off_and_restores_the_mode(reference):
+    """In the full suite's fresh home the torch model was once found in training mode (attention
+    rows summed to 1/0.9); introspection runs in eval mode whatever mode it finds."""
+    reference.transformer.train()
+    try:
+        ins = reference.inspect("The apple pie was delicious.")
+        assert np.allclose(ins.attentions.sum(-1), 1, atol=1e-5)
+        assert reference.transformer.training
+    finally:
+        reference.transformer.eval()
