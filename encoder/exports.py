@@ -30,7 +30,7 @@ from .backends import FIDELITY_GATE, passed_gate
 
 log = logging.getLogger("bertscope.encoder")
 
-EXPORT_FORMAT = 1
+EXPORT_FORMAT = 2  # 2: onnx and onnx-int8 are fused (ONNX Runtime's transformer optimizer)
 META = "meta.json"
 PACKAGES = ("torch", "transformers", "sentence-transformers", "onnx", "onnxruntime", "openvino",
             "nncf")
