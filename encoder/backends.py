@@ -48,10 +48,12 @@ def auto_order(flags: frozenset[str] | None = None) -> tuple[str, ...]:
     """The backends `auto` tries, fastest first; it exports only the first it needs, falls to the
     next when an export fails the gate or cannot load, and ends at torch.
 
-    int8 pays only where the CPU has int8 dot products (VNNI / AMX). Measured on an AMD EPYC with
-    AVX2 only (minilm, ratio to sentence-transformers torch fp32): onnx fp32 1.61x, onnx-int8
-    0.77x, openvino-int8 0.74x, so there fp32 ONNX goes first. Published on VNNI CPUs
-    (sentence-transformers' benchmark): openvino-int8 4.8x, onnx-int8 2.3x.
+    On VNNI / AMX CPUs int8 goes first: published (sentence-transformers' benchmark)
+    openvino-int8 4.8x, onnx-int8 2.3x. Measured on this AMD EPYC with AVX2 only
+    (bench/results/encode-fused.md, ratio to sentence-transformers torch fp32 on STS-B
+    sentences): onnx-int8 1.99x (minilm) / 2.01x (e5), but its min cosine to torch (0.9863 /
+    0.9867) fails the gate for both bundled models, so trying it first would only cost each a
+    wasted export; fused fp32 onnx (1.13x / 1.43x, one query 2.7-2.8x faster) goes first.
     """
     flags = cpu_flags() if flags is None else flags
     if flags & INT8_FLAGS:
