@@ -188,7 +188,7 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
     """Chunks (document order) and their vectors, made by Ray workers shard by shard into
     `work`; shards already there are reused. Returns (chunks, the vector shards, stage
     seconds); the vectors stay in their files (see `rayivf`)."""
-    from .build import BuildProgress
+    from .build_progress import BuildProgress
 
     n_shards = (len(docs) + per_shard - 1) // per_shard
     done = {s for s in range(n_shards) if shard_paths(work, s)[0].exists()}
