@@ -37,8 +37,8 @@ class ShardWorker:
     """A Ray Data actor: loads the encoder once (on the driver's backend), then chunks, embeds
     and writes whole shards."""
 
-    def __init__(self, model: str, chunking: dict, batch_size: int, work: str,
-                 backend: str = "torch") -> None:
+    def __init__(self, model: str, chunking: dict, batch_size: int, work: str, *,
+                 backend: str) -> None:
         import torch
 
         from encoder import load_encoder
@@ -152,7 +152,7 @@ def probe(address: str) -> None:
 
 def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: int,
                chunking: ChunkingConfig, batch_size: int, work: Path, workers: int,
-               on_shard, backend: str = "torch") -> dict:
+               on_shard, *, backend: str) -> dict:
     """Chunk + embed the `pending` shards on Ray; `on_shard(shard, chunks)` as each finishes.
     Returns summed per-stage worker seconds."""
     import ray.data
@@ -212,7 +212,7 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
         model = enc.name if _bundled(enc.name) else str(enc.path)
         t = time.perf_counter()
         stages.update(run_shards(model, docs, pending, per_shard, chunking, batch_size, work,
-                                 workers, on_shard, enc.backend))
+                                 workers, on_shard, backend=enc.backend))
         stages["shards_s"] = time.perf_counter() - t
     t = time.perf_counter()
     chunks = []
