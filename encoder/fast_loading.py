@@ -14,7 +14,8 @@ from pathlib import Path
 
 from sentence_transformers import SentenceTransformer
 
-from .backends import AUTO, FIDELITY_GATE, auto_order
+from .auto_plan import below_gate
+from .backends import AUTO, auto_order
 from .encoder import Encoder
 from .errors import BackendError
 from .exports import (
@@ -101,8 +102,7 @@ def _export(torch: _Torch, backend: str, name: str, languages: tuple[str, ...] |
                 skipped.append(f"{backend} could not be exported ({_why(exc)})")
                 return None
     if not explicit and not found.passed:
-        skipped.append(f"the {backend} export failed the fidelity gate (min cosine "
-                       f"{found.fidelity:.4f} < {FIDELITY_GATE})")
+        skipped.append(below_gate(backend, found.fidelity))
         return None
     return found
 

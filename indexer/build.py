@@ -5,48 +5,31 @@ content."""
 
 from __future__ import annotations
 
-import bisect
-import hashlib
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from common import check_path, write_atomic
+from common import check_path
 
 from . import db, store
-from .chunking import Chunk, ChunkingConfig, chunk_documents
+from .build_progress import BuildProgress
+from .chunking import ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .documents import Document
-from .embedding import embed_passages
 from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg, encoder_fields
 from .lexical import LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
 from .rayivf import ShardedVectors
+from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
 from .validation import check_build_args, check_document_list, coerce_document
 
-SHARD_SIZE = 1024  # chunks per resumable embedding shard
 ENGINES = ("local", "ray")
-
-
-@dataclass(frozen=True)
-class BuildProgress:
-    """One progress report. `stage`: read, chunk, encode, index, save, done."""
-
-    stage: str
-    done: int  # documents finished (encode); otherwise units of the stage
-    total: int
-    rate: float = 0.0  # documents per second encoded by this run
-    eta_s: float | None = None  # from the chunk rate: known even while one huge document encodes
-    resumed: int = 0  # documents whose vectors came from a previous, interrupted run
-    chunks: int = 0  # encode: chunks embedded so far (a huge document moves this, not `done`)
-    chunks_total: int = 0
 
 
 def build_index(
@@ -113,8 +96,8 @@ def build_index(
     if engine == "ray":
         from . import raybuild
 
-        key = raybuild.shards_key(_encoder_key(enc), docs, chunking, raybuild.DOCS_PER_SHARD)
-        work = _shards_folder(out, f"ray-{key}")
+        key = raybuild.shards_key(encoder_key(enc), docs, chunking, raybuild.DOCS_PER_SHARD)
+        work = shards_folder(out, f"ray-{key}")
 
         def encode():
             return raybuild.encode_on_ray(enc, docs, chunking, batch_size, work.path, workers,
@@ -126,10 +109,10 @@ def build_index(
         chunks = chunk_documents(enc, docs, chunking)
         report_progress(BuildProgress("chunk", len(docs), len(docs)))
         stages["chunk_s"] = time.perf_counter() - clock
-        work = _shards_folder(out, _shards_key(enc, chunks, shard_size, batch_size))
+        work = shards_folder(out, shards_key(enc, chunks, shard_size, batch_size))
 
         def encode():
-            return chunks, _encode_resumable(enc, docs, chunks, work.path, batch_size,
+            return chunks, encode_resumable(enc, docs, chunks, work.path, batch_size,
                                              shard_size, report_progress), {}
     try:
         clock = time.perf_counter()
@@ -151,14 +134,6 @@ def build_index(
     store.remove_private(out, store.BUILD)
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built
-
-
-def _shards_folder(out: Path, key: str) -> store.Private:
-    try:
-        return store.Private(out / f"{store.BUILD}{key}")
-    except ConcurrentWriteError as exc:
-        raise ConcurrentWriteError(f"another build of the same corpus into {out} is running; "
-                                   "wait for it to finish") from exc
 
 
 def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, report,
@@ -250,64 +225,3 @@ def _manifest(enc, spec, chunking: ChunkingConfig, report: CorpusReport, source:
         "counts": {}, "metadata_fields": {}, "files": {},
     }
 
-
-def _shards_key(enc, chunks: list[Chunk], shard_size: int, batch_size: int) -> str:
-    """Names the shard folder: the same encoder, backend, settings and chunks find the same
-    shards (vectors of another backend are never mixed in)."""
-    key = hashlib.blake2b(digest_size=10)
-    key.update(f"{_encoder_key(enc)}|{shard_size}|{batch_size}".encode())
-    for c in chunks:
-        key.update(c.encoded.encode() + b"\x00")
-    return key.hexdigest()
-
-
-def _encoder_key(enc) -> str:
-    """The weights and the backend (torch's key is the one from before backends existed)."""
-    return enc.fingerprint if enc.backend == "torch" else f"{enc.fingerprint}|{enc.backend}"
-
-
-def _encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: int,
-                      shard_size: int, report_progress) -> np.ndarray:
-    """Embed every chunk, shard by shard; finished shards are files a re-run reuses."""
-    # documents finished once their last chunk is embedded
-    pos = {d.id: i for i, d in enumerate(docs)}
-    last_chunk = np.cumsum(np.bincount([pos[c.doc_id] for c in chunks], minlength=len(docs))) - 1
-    parts, start = [], time.perf_counter()
-    resumed_docs = resumed_chunks = 0
-
-    def docs_done(chunks_done: int) -> int:
-        return bisect.bisect_right(last_chunk, chunks_done - 1)
-
-    def report(chunks_done: int) -> None:
-        done = docs_done(chunks_done)
-        elapsed = time.perf_counter() - start
-        rate = (done - resumed_docs) / elapsed if elapsed > 0 else 0.0
-        chunk_rate = (chunks_done - resumed_chunks) / elapsed if elapsed > 0 else 0.0
-        left = len(chunks) - chunks_done
-        report_progress(BuildProgress("encode", done, len(docs), rate,
-                                      left / chunk_rate if chunk_rate > 0 else None,
-                                      resumed_docs, chunks_done, len(chunks)))
-
-    for first in range(0, len(chunks), shard_size):
-        shard = work / f"shard-{first // shard_size:06d}.npy"
-        end = min(first + shard_size, len(chunks))
-        if shard.exists():
-            parts.append(np.load(shard, allow_pickle=False))
-            resumed_docs += docs_done(end) - docs_done(first)
-            resumed_chunks += end - first
-            report(end)
-            continue
-        texts = [c.encoded for c in chunks[first:end]]
-        # a report every few batches, not only once per shard (documents done are pro-rated);
-        # the shard's last piece is reported below, once it is saved
-        vecs = embed_passages(enc, texts, batch_size, partial(_within, report, first, len(texts)))
-        with write_atomic(shard) as fh:
-            np.save(fh, vecs, allow_pickle=False)
-        parts.append(vecs)
-        report(end)
-    return np.vstack(parts).astype(np.float32, copy=False)
-
-
-def _within(report, first: int, size: int, n: int) -> None:
-    if n < size:
-        report(first + n)

@@ -215,14 +215,14 @@ COMMANDS = {"build": cmd_build, "rebuild": cmd_rebuild, "search": cmd_search, "i
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    args = parser().parse_args(argv)  # before transformers: `--help` and bad flags stay quick
     try:
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # "Loading weights" bars are noise in a batch tool
     except ImportError:
         pass
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    args = parser().parse_args(argv)
     if getattr(args, "threads", None):
         import torch
 

@@ -7,13 +7,12 @@ import argparse
 import json
 
 from common.argtypes import NON_NEGATIVE, POSITIVE
+from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
 DESCRIPTION = ("The batch CLI: build | rebuild | search | info | add | delete | compact | eval | "
                "default.")
 EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
-# encoder.AUTO + encoder.BACKENDS, written out so that `--help` and a bad flag need no torch
-# import (tests/indexer/test_cli_backend.py pins them equal)
-BACKEND_CHOICES = ("auto", "torch", "onnx", "onnx-int8", "openvino", "openvino-int8")
+BACKEND_CHOICES = (AUTO, *BACKENDS)
 
 
 def parser() -> argparse.ArgumentParser:

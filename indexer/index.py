@@ -5,7 +5,7 @@ version with `save()`, re-applying the changes on top when another writer publis
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +14,12 @@ import numpy as np
 
 from . import db, store
 from .changes import WorkingCopy
-from .chunking import ChunkingConfig, chunk_documents, chunk_input
+from .chunking import ChunkingConfig, chunk_input
 from .documents import Document, Hit
-from .embedding import embed_passages
-from .errors import ConcurrentWriteError
 from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
 from .index_encoder import check_fits, check_open_args, index_backend, load_index_encoder
+from .index_writes import IndexWrites
 from .lexical import LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
@@ -28,15 +27,13 @@ from .stats import IndexStats, row_counts, stats_of
 from .validation import (
     check_doc_id,
     check_doc_ids,
-    check_documents,
     check_positive_int,
 )
 
 __all__ = ["MODES", "SemanticIndex"]
-REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
 
 
-class SemanticIndex:
+class SemanticIndex(IndexWrites):
     """One index folder, loaded. Changes go to a private copy and become visible to others
     only through `save()`; readers never wait for writers."""
 
@@ -212,104 +209,6 @@ class SemanticIndex:
             self._values[key] = values  # a published version never changes: keep its values
         values = self._values[key]
         return list(values) if values is not None else None
-
-    # -- changing ----------------------------------------------------------------------------
-    def _writable(self) -> WorkingCopy:
-        """Copy-on-write: the first change copies the published store into a private file."""
-        if self._work is None:
-            self._work = WorkingCopy(self.folder, self._version.conn, self._version.vectors,
-                                     self.spec, self.manifest["dim"])
-            self._values.clear()  # values kept from the published version no longer hold
-        self._changed()
-        return self._work
-
-    def _changed(self) -> None:
-        self._searcher = None
-        self._lexical = None
-
-    def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-            progress: Callable[[int, int], None] | None = None) -> int:
-        """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added.
-        `progress(chunks embedded, chunks in all)` is called every few batches."""
-        docs = check_documents(documents, batch_size)
-        if len({d.id for d in docs}) != len(docs):
-            raise ValueError("duplicate ids among the documents to add")
-        taken = db.existing_ids(self.conn, [d.id for d in docs])
-        if taken:
-            raise ValueError(f"{len(taken)} document ids already exist (e.g. {taken[0]!r}): "
-                             "use upsert() to replace them")
-        return self._insert("add", docs, batch_size, progress)
-
-    def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-               progress: Callable[[int, int], None] | None = None) -> int:
-        """Add documents, replacing any with the same id (the last of duplicates wins)."""
-        docs = list({d.id: d for d in check_documents(documents, batch_size)}.values())
-        return self._insert("upsert", docs, batch_size, progress)
-
-    def _insert(self, how: str, docs: list[Document], batch_size: int, progress) -> int:
-        """Chunk and encode `docs` (before any change), then `add` or `upsert` them."""
-        if not docs:
-            return 0
-        chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
-        vectors = embed_passages(self.encoder, [c.encoded for c in chunks], batch_size,
-                                 progress and (lambda n: progress(n, len(chunks))))
-        return getattr(self._writable(), how)(docs, chunks, vectors)
-
-    def delete(self, doc_ids: Sequence[str]) -> int:
-        """Delete documents by id (a list); unknown ids are ignored. Returns documents deleted:
-        `missing(ids)` names those not in the index."""
-        doc_ids = check_doc_ids(doc_ids)
-        if not db.existing_ids(self.conn, doc_ids):
-            return 0
-        return len(self._writable().delete(doc_ids))
-
-    def compact(self) -> int:
-        """Rebuild the FAISS index from live vectors, dropping tombstones. Returns those dropped."""
-        if self._work is None and not db.tombstones(self.conn):
-            return 0
-        return self._writable().compact()
-
-    def save(self) -> None:
-        """Publish the changes as the next version (atomic: readers see old or new, whole).
-
-        When another writer published since this index was opened, the changes are made again
-        on top of that version (a document `add`ed by both is a `ConcurrentWriteError`)."""
-        if self._work is None:
-            return
-        for _ in range(REBASES):
-            try:
-                return self._publish()
-            except store.StaleBase:
-                self._rebase()
-        raise ConcurrentWriteError(f"other writers kept publishing {self.folder} while this one "
-                                   f"re-applied its changes {REBASES} times; try again")
-
-    def _publish(self) -> None:
-        work = self._work
-        lexical = self.lexical
-        fields = {**self.manifest, "counts": db.counts(work.conn),
-                  "metadata_fields": db.field_types(work.conn)}
-        self._searcher = None  # it holds the connection `stage` closes
-        work.stage(lexical)
-        manifest, token = store.publish(self.folder, work.staging, fields, self._version.token)
-        sqlite = self.folder / manifest["files"]["sqlite"]["path"]
-        self._version = store.Version(self.folder, manifest, token, work.vectors,
-                                      db.open_readonly(sqlite), lexical)
-        self._work = None
-
-    def _rebase(self) -> None:
-        """Adopt the folder's current version and make this index's changes again on it."""
-        fresh = SemanticIndex.open(self.folder, encoder=self._encoder, verify=self._verify,
-                                   backend=None if self._encoder else self._backend)
-        work = fresh._writable()
-        try:
-            self._work.replay(work)
-        except BaseException:
-            work.discard()
-            raise
-        self._work.discard()
-        self._version, self._work, self._values = fresh._version, work, {}
-        self._changed()
 
     def __repr__(self) -> str:
         m = self.manifest

@@ -37,8 +37,8 @@ class ShardWorker:
     """A Ray Data actor: loads the encoder once (on the driver's backend), then chunks, embeds
     and writes whole shards."""
 
-    def __init__(self, model: str, chunking: dict, batch_size: int, work: str,
-                 backend: str = "torch") -> None:
+    def __init__(self, model: str, chunking: dict, batch_size: int, work: str, *,
+                 backend: str) -> None:
         import torch
 
         from encoder import load_encoder
@@ -152,7 +152,7 @@ def probe(address: str) -> None:
 
 def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: int,
                chunking: ChunkingConfig, batch_size: int, work: Path, workers: int,
-               on_shard, backend: str = "torch") -> dict:
+               on_shard, *, backend: str) -> dict:
     """Chunk + embed the `pending` shards on Ray; `on_shard(shard, chunks)` as each finishes.
     Returns summed per-stage worker seconds."""
     import ray.data
@@ -188,7 +188,7 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
     """Chunks (document order) and their vectors, made by Ray workers shard by shard into
     `work`; shards already there are reused. Returns (chunks, the vector shards, stage
     seconds); the vectors stay in their files (see `rayivf`)."""
-    from .build import BuildProgress
+    from .build_progress import BuildProgress
 
     n_shards = (len(docs) + per_shard - 1) // per_shard
     done = {s for s in range(n_shards) if shard_paths(work, s)[0].exists()}
@@ -212,7 +212,7 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
         model = enc.name if _bundled(enc.name) else str(enc.path)
         t = time.perf_counter()
         stages.update(run_shards(model, docs, pending, per_shard, chunking, batch_size, work,
-                                 workers, on_shard, enc.backend))
+                                 workers, on_shard, backend=enc.backend))
         stages["shards_s"] = time.perf_counter() - t
     t = time.perf_counter()
     chunks = []

@@ -33,3 +33,22 @@ def labelled(enc, backend: str, fidelity: float | None, note: str | None = None)
     if backend != "torch":
         fake.encoder_model = _TorchEngine(enc.encoder_model)
     return fake
+
+
+def export_on_disk(model_folder, backend: str, fidelity: float, fingerprint: str = "f" * 32):
+    """What a past `auto` load leaves in `$BERTSCOPE_HOME` for `model_folder`: its remembered
+    fingerprint and a verified (stand-in) export for `backend` with `fidelity`."""
+    import json
+
+    from common import file_checksum
+    from encoder.exports import EXPORT_FORMAT, META, export_folder, remember_fingerprint, source_key
+
+    remember_fingerprint(source_key(model_folder), fingerprint, str(model_folder))
+    folder = export_folder(fingerprint, backend)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.onnx").write_bytes(b"stand-in graph")
+    meta = {"format": EXPORT_FORMAT, "backend": backend, "fingerprint": fingerprint,
+            "fidelity": {"min_cosine": fidelity, "mean_cosine": fidelity, "texts": 1},
+            "files": {"model.onnx": file_checksum(folder / "model.onnx")}}
+    (folder / META).write_text(json.dumps(meta), encoding="utf-8")
+    return folder

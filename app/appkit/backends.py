@@ -1,7 +1,13 @@
 """How the app words an encoder's backend: what encodes, its measured fidelity, and why `auto`
-fell back from a faster one."""
+fell back from a faster one; for a model not loaded yet, what `auto` would pick from the exports
+on disk (`encoder.auto_plan`)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from encoder.auto_plan import AutoPlan
 
 CAPTION = ("Encoding runs on the `auto` backend: the fastest export (ONNX Runtime or OpenVINO, "
            "int8 where it holds) whose vectors kept a cosine of at least {gate} to the torch fp32 "
@@ -17,9 +23,15 @@ def fidelity_text(backend: str, fidelity: float | None) -> str:
     return "unknown" if fidelity is None else f"{fidelity:.4f}"
 
 
-def backend_row(enc) -> dict[str, str]:
-    """Table cells for a loaded encoder (or None: not loaded by this server yet)."""
-    if enc is None:
+def backend_row(enc, plan: AutoPlan | None = None) -> dict[str, str]:
+    """Table cells for a loaded encoder; for one this server has not loaded (None), `plan`:
+    what `auto` would pick from the exports on disk ("not exported yet" where none is)."""
+    if enc is not None:
+        return {"backend": enc.backend, "fidelity": fidelity_text(enc.backend, enc.fidelity),
+                "note": enc.backend_note or ""}
+    if plan is None:
         return {"backend": "not loaded yet", "fidelity": "", "note": ""}
-    return {"backend": enc.backend, "fidelity": fidelity_text(enc.backend, enc.fidelity),
-            "note": enc.backend_note or ""}
+    if plan.backend is None:
+        return {"backend": "not exported yet", "fidelity": "", "note": plan.note}
+    return {"backend": f"{plan.backend} (auto, not loaded yet)",
+            "fidelity": fidelity_text(plan.backend, plan.fidelity), "note": plan.note}

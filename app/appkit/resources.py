@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from .backends import backend_row
+
 if TYPE_CHECKING:
     from encoder import Encoder
+    from encoder.auto_plan import AutoPlan
 
 
 BACKEND = "auto"  # what the app encodes with; indexes search on their own backend
@@ -28,6 +31,22 @@ def _encoder(key: str) -> Encoder:
 def loaded_encoder(key: str) -> Encoder | None:
     """The encoder for `key` if this server has loaded it already (None: not loaded yet)."""
     return _loaded.get(key)
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def planned_backend(key: str) -> AutoPlan:
+    """What `auto` would encode `key` with, from the exports on disk (nothing loaded); kept 30 s:
+    it hashes the model folder and verifies the exports' checksums."""
+    from encoder.auto_plan import auto_plan
+
+    return auto_plan(key)
+
+
+def backend_cells(key: str) -> dict[str, str]:
+    """The Models page's backend / fidelity / note cells for `key`: the loaded encoder's, else
+    what `auto` would pick."""
+    enc = loaded_encoder(key)
+    return backend_row(enc, None if enc is not None else planned_backend(key))
 
 
 def get_encoder(key: str) -> Encoder:

@@ -1,14 +1,15 @@
 """Models: the bundled registry and trained model folders, with metrics and dev-score curves, and
-the backend each loaded model encodes with and its measured fidelity."""
+the backend each model encodes with and its measured fidelity (for one not loaded yet: what
+`auto` would pick from the exports on disk)."""
 
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
-from appkit.backends import CAPTION, backend_row, fidelity_text
+from appkit.backends import CAPTION, fidelity_text
 from appkit.config import AppConfig
 from appkit.discovery import find_trained_models, label
-from appkit.resources import get_encoder, loaded_encoder
+from appkit.resources import backend_cells, get_encoder
 from appkit.runs import read_metrics
 from appkit.startup import load_libraries
 from charts.training import before_after, training_curve
@@ -24,13 +25,14 @@ config = AppConfig.from_env()
 st.subheader("Bundled (offline, from pip packages)")
 st.dataframe(pd.DataFrame([
     {"name": m.name, "languages": ", ".join(m.languages), "package": m.package,
-     **backend_row(loaded_encoder(m.name)), "description": m.description}
+     **backend_cells(m.name), "description": m.description}
     for m in BUNDLED.values()
 ]), width="stretch", hide_index=True)
 st.caption("Neither bundled model has a masked-language-model head: they are sentence encoders "
            "(Sentence-BERT style), not raw MLM-pretrained BERTs. " + CAPTION.format(
                gate=FIDELITY_GATE) + " Fidelity: the lowest cosine of the backend's vectors to "
-           "torch's, measured when its export was made.")
+           "torch's, measured when its export was made. For a model this server has not loaded: "
+           "what `auto` would pick from the exports on disk.")
 
 trained = find_trained_models(config.runs_root)
 st.subheader(f"Trained (under {config.runs_root})")
@@ -45,7 +47,7 @@ if runs:
          "dev Spearman before": ((m or {}).get("dev_before") or {}).get("spearman"),
          "dev Spearman after": ((m or {}).get("dev_after") or {}).get("spearman"),
          "finished": (m or {}).get("finished_at", "not finished"),
-         **backend_row(loaded_encoder(str(folder)))}
+         **backend_cells(str(folder))}
         for name, (folder, m) in runs.items()
     ]), width="stretch", hide_index=True)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 
+from ..modes import eval_mode
 from .side import ExplainError
 
 if TYPE_CHECKING:
@@ -45,17 +46,12 @@ def embed_fn(encoder: Encoder) -> Iterator[EmbedFn]:
     eager attention, in eval mode, through the model's own pooling modules."""
     st = encoder.model
     modules = list(st)[1:]  # pooling, dense, normalize ...: what follows the transformer
-    was_training = st.training
-    st.eval()
-    try:
-        with encoder.eager_attention() as transformer:
-            def f(embeds: torch.Tensor) -> torch.Tensor:
-                mask = torch.ones(embeds.shape[:2], dtype=torch.long)  # (B, T): no padding
-                hidden = transformer(inputs_embeds=embeds, attention_mask=mask)[0]  # (B, T, H)
-                features = {"token_embeddings": hidden, "attention_mask": mask}
-                for module in modules:
-                    features = module(features)
-                return F.normalize(features["sentence_embedding"], dim=-1)  # (B, D)
-            yield f
-    finally:
-        st.train(was_training)
+    with eval_mode(st), encoder.eager_attention() as transformer:
+        def f(embeds: torch.Tensor) -> torch.Tensor:
+            mask = torch.ones(embeds.shape[:2], dtype=torch.long)  # (B, T): no padding
+            hidden = transformer(inputs_embeds=embeds, attention_mask=mask)[0]  # (B, T, H)
+            features = {"token_embeddings": hidden, "attention_mask": mask}
+            for module in modules:
+                features = module(features)
+            return F.normalize(features["sentence_embedding"], dim=-1)  # (B, D)
+        yield f

@@ -140,7 +140,7 @@ def test_a_failed_first_build_leaves_no_folder(tmp_path, tiny_encoder, docs, mon
     def broken(*args, **kwargs):
         raise RuntimeError("injected encoding failure")
 
-    monkeypatch.setattr(indexer.build, "_encode_resumable", broken)
+    monkeypatch.setattr(indexer.build, "encode_resumable", broken)
     with pytest.raises(RuntimeError, match="injected"):
         build_index(docs, tmp_path / "new", model=tiny_encoder)
     assert not (tmp_path / "new").exists()

@@ -184,11 +184,11 @@ def test_compact_failure_keeps_the_vectors(hnsw_index, tiny_encoder, monkeypatch
 def test_a_writer_outpaced_every_time_gives_up_naming_it(flat_index, tiny_encoder, monkeypatch):
     """Other writers publishing before each of its REBASES tries: a named refusal, and the
     changes are still there for the next try."""
-    import indexer.index
+    from indexer import index_writes
 
     index = _open(flat_index, tiny_encoder)
     index.delete(["d000"])
-    real = indexer.index.store.publish
+    real = index_writes.store.publish
     tries = []
 
     def outpaced(folder, staging, fields, base):
@@ -200,12 +200,12 @@ def test_a_writer_outpaced_every_time_gives_up_naming_it(flat_index, tiny_encode
         tries.append(base)
         return real(folder, staging, fields, base)  # stale now: StaleBase
 
-    monkeypatch.setattr(indexer.index.store, "publish", outpaced)
+    monkeypatch.setattr(index_writes.store, "publish", outpaced)
     with pytest.raises(ConcurrentWriteError, match=f"other writers kept publishing {flat_index}"
-                       f" while this one re-applied its changes {indexer.index.REBASES} times"):
+                       f" while this one re-applied its changes {index_writes.REBASES} times"):
         index.save()
-    assert len(tries) == indexer.index.REBASES
+    assert len(tries) == index_writes.REBASES
     monkeypatch.undo()
     index.save()
     left = _ids(_open(flat_index, tiny_encoder))
-    assert "d000" not in left and len(left) == 60 - 1 - indexer.index.REBASES
+    assert "d000" not in left and len(left) == 60 - 1 - index_writes.REBASES

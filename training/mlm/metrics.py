@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import torch
 
 from encoder.masking import IGNORE
+from encoder.modes import eval_mode
 
 from .collator import MlmCollator
 
@@ -21,26 +22,24 @@ def masked_token_scores(model, tokenizer, examples: Sequence[dict], *, probabili
                         whole_word: bool = False, batch_size: int = 32) -> dict[str, float]:
     """Top-1/top-5 accuracy, mean cross-entropy and perplexity at the selected positions."""
     collate = MlmCollator(tokenizer, probability, whole_word=whole_word, seed=EVAL_SEED)
-    was_training = model.training
-    model.eval()
     n = top1 = top5 = 0
     loss_sum = 0.0
-    for start in range(0, len(examples), batch_size):
-        batch = collate([{k: v for k, v in e.items() if k != "next_sentence_label"}
-                         for e in examples[start: start + batch_size]])
-        labels = batch.pop("labels")
-        hidden = model.bert(**batch).last_hidden_state
-        selected = labels != IGNORE
-        if not selected.any():
-            continue
-        logits = model.cls.predictions(hidden[selected])  # (N, V)
-        target = labels[selected]
-        loss_sum += float(torch.nn.functional.cross_entropy(logits, target, reduction="sum"))
-        best = logits.topk(5, dim=-1).indices  # (N, 5)
-        top1 += int((best[:, 0] == target).sum())
-        top5 += int((best == target[:, None]).any(-1).sum())
-        n += int(target.numel())
-    model.train(was_training)
+    with eval_mode(model):  # the encoder is shared: each module back in its own mode after
+        for start in range(0, len(examples), batch_size):
+            batch = collate([{k: v for k, v in e.items() if k != "next_sentence_label"}
+                             for e in examples[start: start + batch_size]])
+            labels = batch.pop("labels")
+            hidden = model.bert(**batch).last_hidden_state
+            selected = labels != IGNORE
+            if not selected.any():
+                continue
+            logits = model.cls.predictions(hidden[selected])  # (N, V)
+            target = labels[selected]
+            loss_sum += float(torch.nn.functional.cross_entropy(logits, target, reduction="sum"))
+            best = logits.topk(5, dim=-1).indices  # (N, 5)
+            top1 += int((best[:, 0] == target).sum())
+            top5 += int((best == target[:, None]).any(-1).sum())
+            n += int(target.numel())
     if not n:
         return {"masked_tokens": 0}
     loss = loss_sum / n
@@ -54,16 +53,14 @@ def next_sentence_accuracy(model, tokenizer, pairs: Sequence[dict], *,
     """Share of held-out (A, B) pairs whose IsNext/NotNext the NSP head gets right."""
     if not pairs:
         return {"pairs": 0}
-    was_training = model.training
-    model.eval()
     right = 0
-    for start in range(0, len(pairs), batch_size):
-        chunk = pairs[start: start + batch_size]
-        keys = [k for k in ("input_ids", "token_type_ids") if k in chunk[0]]
-        batch = tokenizer.pad([{k: e[k] for k in keys} for e in chunk], return_tensors="pt")
-        pooled = model.bert.pooler(model.bert(**batch).last_hidden_state)
-        guess = model.cls.seq_relationship(pooled).argmax(-1)
-        right += int((guess == torch.tensor([e["next_sentence_label"] for e in chunk])).sum())
-    model.train(was_training)
+    with eval_mode(model):
+        for start in range(0, len(pairs), batch_size):
+            chunk = pairs[start: start + batch_size]
+            keys = [k for k in ("input_ids", "token_type_ids") if k in chunk[0]]
+            batch = tokenizer.pad([{k: e[k] for k in keys} for e in chunk], return_tensors="pt")
+            pooled = model.bert.pooler(model.bert(**batch).last_hidden_state)
+            guess = model.cls.seq_relationship(pooled).argmax(-1)
+            right += int((guess == torch.tensor([e["next_sentence_label"] for e in chunk])).sum())
     return {"pairs": len(pairs), "accuracy": right / len(pairs),
             "is_next_share": sum(e["next_sentence_label"] == 0 for e in pairs) / len(pairs)}
