@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
 import sys
@@ -115,6 +116,7 @@ def main() -> None:
     p.add_argument("--backends", default="torch,onnx")
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--threads", type=int, default=0, help="torch/faiss threads (0: default)")
+    p.add_argument("--name", default="search_latency", help="report file name (NAME.md, .json)")
     args = p.parse_args()
     home = bertscope_home() / "bench"
     if args.prepare:
@@ -132,11 +134,14 @@ def main() -> None:
             print(refused[-1], flush=True)
             continue
         print(json.dumps(results[-1]), flush=True)
-    meta = {"command": "/work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python "
+    policy = os.environ.get("OMP_WAIT_POLICY")
+    meta = {"command": "/work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 "
+            + (f"OMP_WAIT_POLICY={policy} " if policy else "") + ".venv/bin/python "
             + shlex.join(["bench/search_latency.py", *sys.argv[1:]]), "machine": machine(),
             "index": f"{N:,} grown minilm vectors (SciFact + THUCNews-titles chunks), preset "
             "hnsw (HNSW32, efConstruction 80, efSearch 128), one placeholder document each",
             "queries": f"{len(queries)} SciFact train queries, one per call, k=10, dense",
+            "OMP_WAIT_POLICY": policy or "unset (libgomp spins after each parallel region)",
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     lines = ["# One query end to end over 1M vectors (HNSW)", "", f"Command: `{meta['command']}`",
              "", "| backend | runs | index.search p50 ms (p90) | encode p50 ms | "
@@ -153,7 +158,7 @@ def main() -> None:
     lines += ["- The parts are timed in separate calls of the same loop; index.search also "
               "groups hits by document (SQLite) and builds Hit objects."]
     text = "\n".join(lines) + "\n"
-    write_results("search_latency", {"meta": meta, "rows": results}, text)
+    write_results(args.name, {"meta": meta, "rows": results}, text)
     print(text)
 
 

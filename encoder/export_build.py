@@ -31,6 +31,7 @@ import torch
 
 from .calibration import calibration_texts, fidelity_texts
 from .fingerprint import pooling_mode
+from .modes import eval_mode
 from .runtime import GRAPH_FILES, RUNTIME_FILE, FastModel
 
 OPSET = 17
@@ -74,8 +75,8 @@ def export_onnx(model, path: Path) -> list[str]:
     sample = model.tokenizer(["a short one", "and a somewhat longer second sentence"],
                              padding=True, return_tensors="pt")
     axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"sentence_embedding": {0: "batch"}}
-    model.eval()
-    with _eager(model), torch.no_grad(), warnings.catch_warnings():
+    # eval_mode: torch.onnx.export restores the fresh wrapper's training mode onto every module
+    with eval_mode(model), _eager(model), torch.no_grad(), warnings.catch_warnings():
         # the tracer warns of branches it fixes (padding checks that hold for every encoder
         # input); the fidelity measured after the export is the check that matters
         warnings.simplefilter("ignore")

@@ -60,3 +60,13 @@ def test_an_unfused_export_of_the_earlier_format_is_rebuilt(home, tiny_model_dir
     assert json.loads(meta_file.read_text())["format"] == 2
     cosines = np.sum(again.encode(TEXTS) * reference.encode(TEXTS), axis=1)
     assert np.min(cosines) >= FIDELITY_GATE
+
+
+def test_exporting_leaves_every_module_of_the_shared_model_in_its_mode(tiny_model_dir, tmp_path):
+    from encoder.export_build import export_onnx
+
+    model = load_encoder(tiny_model_dir, backend="torch").model
+    before = [m.training for m in model.modules()]
+    assert not model[0].auto_model.training  # dropout off, as loaded
+    export_onnx(model, tmp_path / "trace.onnx")
+    assert [m.training for m in model.modules()] == before
