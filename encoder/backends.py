@@ -83,14 +83,17 @@ def query_backend_error(index_backend: str, index_fidelity: float | None,
         return None
     if passed_gate(index_backend, index_fidelity) and passed_gate(enc.backend, enc.fidelity):
         return None
+    built, querying = (fidelity_text(index_backend, index_fidelity),
+                       fidelity_text(enc.backend, enc.fidelity))
     return (f"this index's vectors were made by the {index_backend!r} backend "
-            f"(fidelity {_fid(index_backend, index_fidelity)}) but the query encoder runs "
-            f"{enc.backend!r} (fidelity {_fid(enc.backend, enc.fidelity)}); vectors from both "
+            f"(fidelity {built}) but the query encoder runs "
+            f"{enc.backend!r} (fidelity {querying}); vectors from both "
             f"are comparable only when both pass the {FIDELITY_GATE} gate: query with "
             f"--backend {index_backend} (load_encoder(..., backend={index_backend!r}))")
 
 
-def _fid(backend: str, fidelity: float | None) -> str:
+def fidelity_text(backend: str, fidelity: float | None) -> str:
+    """`1.0 (reference)` for torch, the measured min cosine otherwise, `unknown` where none."""
     if backend == "torch":
-        return "1.0, the reference"
+        return "1.0 (reference)"
     return "unknown" if fidelity is None else f"{fidelity:.4f}"

@@ -28,9 +28,11 @@ def _report_skipped(skipped, duplicates: int) -> None:
 
 
 def _backend(st) -> str:
-    fidelity = "" if st.fidelity is None or st.backend == "torch" else \
-        f" (fidelity {st.fidelity:.4f})"
-    return f"{st.backend}{fidelity}"
+    from encoder.backends import fidelity_text
+
+    if st.backend == "torch":
+        return "torch"
+    return f"{st.backend} (fidelity {fidelity_text(st.backend, st.fidelity)})"
 
 
 def cmd_build(args) -> int:

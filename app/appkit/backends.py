@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from encoder.backends import fidelity_text  # the one wording, also used by the pages
+
 if TYPE_CHECKING:
     from encoder.auto_plan import AutoPlan
 
@@ -14,13 +16,6 @@ CAPTION = ("Encoding runs on the `auto` backend: the fastest export (ONNX Runtim
            "model on calibration texts, else torch. Attention maps, explanations (\"Why this "
            "match\"), fill-mask and training always run the torch model, loaded when first "
            "needed. An index searches with the backend that made its vectors.")
-
-
-def fidelity_text(backend: str, fidelity: float | None) -> str:
-    """`1.0 (reference)` for torch, the measured min cosine otherwise, `unknown` where none."""
-    if backend == "torch":
-        return "1.0 (reference)"
-    return "unknown" if fidelity is None else f"{fidelity:.4f}"
 
 
 def backend_row(enc, plan: AutoPlan | None = None) -> dict[str, str]:
