@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 
 @contextmanager
 def scratch_home(root: Path) -> Iterator[Path]:
@@ -25,3 +27,14 @@ def scratch_home(root: Path) -> Iterator[Path]:
             os.environ.pop("BERTSCOPE_HOME", None)
         else:
             os.environ["BERTSCOPE_HOME"] = previous
+
+
+def module_home(label: str):
+    """A module-scoped `home` fixture, one scratch home per module: `home = module_home(LABEL)`."""
+
+    @pytest.fixture(scope="module")
+    def home(tmp_path_factory) -> Iterator[Path]:
+        with scratch_home(tmp_path_factory.mktemp(label)) as root:
+            yield root
+
+    return home

@@ -8,7 +8,7 @@ import logging
 
 import numpy as np
 import pytest
-from backend_home import scratch_home
+from backend_home import module_home, scratch_home
 
 from encoder import (
     AUTO,
@@ -26,10 +26,7 @@ TEXTS = ["a red apple", "the bank of the river", "Stocks fell sharply on Monday.
          "苹果发布了新手机"]
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    with scratch_home(tmp_path_factory.mktemp("backend-home")) as root:
-        yield root
+home = module_home("backend-home")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from backend_home import scratch_home
+from backend_home import module_home
 
 from encoder import BACKENDS, FIDELITY_GATE, load_encoder
 
@@ -21,10 +21,7 @@ ENGLISH = ["A man is playing a guitar.", "Someone is strumming a guitar.",
 CHINESE = ["一个男人在弹吉他。", "花呗可以提前还款吗？", "苹果发布了新手机", "我吃了一个苹果"]
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    with scratch_home(tmp_path_factory.mktemp("bundled-backend-home")) as root:
-        yield root
+home = module_home("bundled-backend-home")
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import logging
 import numpy as np
 import onnx
 import pytest
-from backend_home import scratch_home
+from backend_home import module_home
 
 from encoder import FIDELITY_GATE, load_encoder
 from encoder.exports import export_folder
@@ -18,10 +18,7 @@ from encoder.runtime import GRAPH_FILES
 TEXTS = ["a red apple", "the bank of the river", "Stocks fell sharply on Monday.", "x"]
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    with scratch_home(tmp_path_factory.mktemp("fusion-home")) as root:
-        yield root
+home = module_home("fusion-home")
 
 
 def fused_ops(graph_file) -> dict[str, int]:
