@@ -113,7 +113,7 @@ def main() -> int:
              f"(done: {', '.join(map(str, done))}; each query's dense list from "
              f"the model that did not train on it; recipe folds seed {record['seed']}); whole "
              f"documents cut at {max_length or 'the model limit of'} tokens for every dense "
-             "system.", "",
+             f"system (the folds trained at {record.get('train_max_length', max_length)}).", "",
              "| system | nDCG@10 | Δ nDCG@10 vs the bundled model [95% CI] (queries better / "
              "worse) | Recall@100 | MRR@10 | fusion weights (BM25, dense) by fold |",
              "|---|---|---|---|---|---|"]

@@ -41,16 +41,23 @@ def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
     corpus, queries, qrels = load_beir(cv.beir, cv.split)
     folds = assign_folds(list(queries), cv.folds, cv.seed)
     bm25 = Bm25(corpus)
+    search_length = cv.search_max_length or recipe.config.max_seq_length
     record: dict[str, Any] = {
         "recipe": recipe.name, "beir": str(cv.beir), "split": cv.split, "folds": cv.folds,
         "seed": cv.seed, "negatives": {"per_query": cv.per_query, "depth": cv.depth,
                                        "skip": cv.skip},
         "queries": {str(k): sorted(q for q, f in folds.items() if f == k)
                     for k in range(cv.folds)},
-        "max_length": recipe.config.max_seq_length, "fold_scores": {}, "wall_s": {},
+        "train_max_length": recipe.config.max_seq_length,
+        "max_length": search_length,  # what documents keep when searched (bench/scifact_cv.py)
+        "fold_scores": {}, "wall_s": {},
     }
     if (out / CV_FILE).is_file():
         previous = json.loads((out / CV_FILE).read_text(encoding="utf-8"))
+        if previous.get("max_length") != search_length:
+            raise TrainingError(f"--out {out}: its folds searched documents cut at "
+                                f"{previous.get('max_length')} tokens, this recipe at "
+                                f"{search_length}; choose a new folder")
         record["fold_scores"], record["wall_s"] = previous["fold_scores"], previous["wall_s"]
     write_json_atomic(out / CV_FILE, record)  # marks the folder as this run's from the start
     runs: dict[str, dict[str, float]] = {}
@@ -65,7 +72,8 @@ def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
             if not (fold_out / "metrics.json").is_file():  # trained, not yet scored: score
                 fit(_fold_config(recipe.config, triplets, fold_out),
                     resume=resume and (fold_out / "run.json").is_file())
-            run = dense_run(fold_out, corpus, {q: queries[q] for q in held})
+            run = dense_run(fold_out, corpus, {q: queries[q] for q in held},
+                            max_length=search_length)
             write_json_atomic(fold_out / "cv_run.json", run)
             record["fold_scores"][str(k)] = evaluate_run(run, {q: qrels[q] for q in held})
             record["wall_s"][str(k)] = time.perf_counter() - started

@@ -51,7 +51,7 @@ TOP_KEYS = {"recipe", "about", "model", "holdout", "stages", "dev", "report",
 STAGE_KEYS = {"name", "train", "loss", "epochs", "batch_size", "lr", "max_rows", "tasks", "about"}
 TASK_KEYS = {"train", "loss", "max_rows"}
 HOLDOUT_KEYS = {"seed", *PARTS}
-CV_KEYS = {"beir", "split", "folds", "seed", "negatives", "final"}
+CV_KEYS = {"beir", "split", "folds", "seed", "negatives", "final", "search_max_length"}
 NEGATIVE_KEYS = {"per_query", "depth", "skip"}
 
 
@@ -65,6 +65,7 @@ class CrossValidation:
     depth: int = 20  # ... drawn from BM25's top `depth`, relevant documents excluded
     skip: int = 0  # ... after skipping the top `skip` non-relevant hits (likely unjudged positives)
     final: bool = True  # also train on every query (the model to ship)
+    search_max_length: int | None = None  # tokens a document keeps when searched (else training's)
 
 
 @dataclass(frozen=True)
@@ -253,11 +254,14 @@ def _cross_validation(v: _Checker, raw: Any, root: Path) -> CrossValidation | No
     cv = CrossValidation(folder, **{k: x for k, x in numbers.items() if x is not None},
                          **{k: v.typed(raw, k, t, where) for k, t in
                             (("split", (str,)), ("folds", (int,)), ("seed", (int,)),
-                             ("final", (bool,))) if k in raw})
+                             ("final", (bool,)), ("search_max_length", (int,))) if k in raw})
     if cv.folds < 2:
         raise v.error(f"{where}.folds", f"must be >= 2, got {cv.folds}")
     if cv.per_query < 1 or cv.depth <= cv.skip or cv.skip < 0:
         raise v.error(f"{where}.negatives", "needs per_query >= 1 and 0 <= skip < depth")
+    if cv.search_max_length is not None and cv.search_max_length < 8:
+        raise v.error(f"{where}.search_max_length",
+                      f"must be >= 8 tokens, got {cv.search_max_length}")
     qrels = folder / "qrels" / f"{cv.split}.tsv"
     if not qrels.is_file():
         raise v.error(f"{where}.split", f"{qrels} not found")

@@ -5,6 +5,7 @@ relevant document (that training imports no indexer module: test_no_indexer.py).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from training.beir_triplets import Bm25, assign_folds, mine_triplets
 from training.cli import main
@@ -51,19 +52,25 @@ def test_hard_negatives_come_from_bm25_and_are_never_relevant(tmp_path):
     assert not skipped[0]["negative"].startswith(("heart study 0", "heart study 1"))
 
 
-def test_cross_validated_recipe_end_to_end(tiny_model_dir, tmp_path, capsys):
+def cv_recipe(tmp_path, model_dir, max_length: int, **cv) -> tuple[dict, Path, list[str]]:
+    """A tiny BEIR folder, a cross-validation recipe over it (written), and the `fit` argv."""
     root = tmp_path / "data"
     tiny_beir(root / "beir")
     recipe = {
-        "recipe": "tiny-cv", "model": str(tiny_model_dir), "max_length": 32, "batch_size": 4,
-        "cross_validation": {"beir": "beir", "folds": 2, "seed": 3,
-                             "negatives": {"depth": 4}, "final": True},
+        "recipe": "tiny-cv", "model": str(model_dir), "max_length": max_length, "batch_size": 4,
+        "cross_validation": {"beir": "beir", "folds": 2, "negatives": {"depth": 4}, **cv},
         "stages": [{"train": ["cv:train"], "loss": "mnrl"}],
     }
     path = tmp_path / "r.json"
     path.write_text(json.dumps(recipe))
+    argv = ["fit", "--config", str(path), "--data", str(root), "--out", str(tmp_path / "cv"),
+            "--no-progress"]
+    return recipe, path, argv
+
+
+def test_cross_validated_recipe_end_to_end(tiny_model_dir, tmp_path, capsys):
+    _, _, argv = cv_recipe(tmp_path, tiny_model_dir, 32, seed=3, final=True)
     out = tmp_path / "cv"
-    argv = ["fit", "--config", str(path), "--data", str(root), "--out", str(out), "--no-progress"]
     assert main(argv) == 0
     assert "2-fold cross-validated dense retrieval on 6 train queries" in capsys.readouterr().out
     record = json.loads((out / "crossval.json").read_text())
@@ -82,3 +89,29 @@ def test_cross_validated_recipe_end_to_end(tiny_model_dir, tmp_path, capsys):
     assert (out / "final" / "metrics.json").is_file()
     assert main(argv) == 2  # a finished run is not overwritten without --resume
 
+
+
+def test_documents_are_searched_at_the_recipes_search_length(tiny_model_dir, tmp_path, capsys,
+                                                             monkeypatch):
+    import training.crossval as crossval
+
+    lengths = []
+    real = crossval.dense_run
+
+    def spy(model, corpus, queries, **kw):
+        lengths.append(kw.get("max_length"))
+        return real(model, corpus, queries, **kw)
+
+    monkeypatch.setattr(crossval, "dense_run", spy)
+    recipe, path, argv = cv_recipe(tmp_path, tiny_model_dir, 16, final=False,
+                                   search_max_length=24)
+    out = tmp_path / "cv"
+    assert main(argv) == 0
+    assert lengths == [24, 24]  # trained at 16 tokens, searched at 24
+    record = json.loads((out / "crossval.json").read_text())
+    assert (record["train_max_length"], record["max_length"]) == (16, 24)
+    recipe["cross_validation"]["search_max_length"] = 32  # resuming must not mix two lengths
+    path.write_text(json.dumps(recipe))
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 2
+    assert "searched documents cut at 24 tokens, this recipe at 32" in capsys.readouterr().err

@@ -180,3 +180,28 @@ def test_shipped_recipes_are_valid(shared_data, tmp_path):
                              cache=tmp_path / "cache")
         assert recipe.name == path.stem
         assert recipe.config.stages
+
+
+@pytest.mark.parametrize(
+    ("cv", "message"),
+    [
+        ({"folds": 1}, "cross_validation.folds: must be >= 2, got 1"),
+        ({"negatives": {"depth": 2, "skip": 2}},
+         "cross_validation.negatives: needs per_query >= 1 and 0 <= skip < depth"),
+        ({"search_max_length": 4}, "cross_validation.search_max_length: must be >= 8 tokens"),
+        ({"search_max_length": "256"},
+         "cross_validation.search_max_length: must be int, got '256'"),
+        ({"split": "test"}, "cross_validation.split: "),
+        ({"fold": 3}, "cross_validation: unknown key 'fold'. Valid: beir, final, folds, "),
+    ],
+)
+def test_cross_validation_mistakes_name_where_they_are(tmp_path, root, cv, message):
+    (root / "beir" / "qrels").mkdir(parents=True)
+    (root / "beir" / "qrels" / "train.tsv").write_text("query-id\tcorpus-id\tscore\n")
+    stages = [{"train": ["cv:train"], "loss": "mnrl"}]
+    good = load(tmp_path, root, base_recipe(stages=stages, dev=[],
+                                            cross_validation={"beir": "beir",
+                                                              "search_max_length": 256}))
+    assert good.cross_validation.search_max_length == 256
+    recipe = base_recipe(stages=stages, dev=[], cross_validation={"beir": "beir", **cv})
+    assert message in error(tmp_path, root, recipe)
