@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from indexer.fusion import convex, rrf
 from metrics import evaluate_run, ndcg_at_k
@@ -58,24 +58,48 @@ def cross_validate(
     progress: Callable[[str], None] = lambda _: None,
 ) -> dict:
     """{"scores": pooled metrics, "weights": chosen per fold, "run": fused run}."""
-    qids = sorted(set(qrels) & set().union(*runs))
-    per_query = {}  # weights -> {qid: nDCG@10}
-    for i, w in enumerate(grid):
-        per_query[w] = {q: ndcg_at_k({q: fuse(runs, q, method, w)}, {q: qrels[q]}, 10)
-                        for q in qids}
-        if i % 10 == 0:
-            progress(f"{method}: {i + 1}/{len(grid)} weight vectors")
+    res = cross_validate_configs({"": runs}, qrels, method, grid, folds=folds, seed=seed,
+                                 progress=progress)
+    return {"scores": res["scores"], "run": res["run"],
+            "weights": {k: w for k, (_, w) in res["chosen"].items()},
+            "grid_best_in_sample": res["in_sample"][1]}
+
+
+def cross_validate_configs(
+    configs: Mapping[str, Sequence[Run]],
+    qrels: dict[str, dict[str, int]],
+    method: str,
+    grid: Sequence[tuple[float, ...]],
+    *,
+    folds: int = 5,
+    seed: int = 15,
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict:
+    """`cross_validate` over several named sets of runs as well as the weights (BM25 at several
+    k1, b, say): a fold's (set, weights) pair is the best over the *other* folds' queries.
+
+    {"scores", "run", "chosen": {fold: (name, weights)}, "in_sample": best pair over all}.
+    """
+    qids = sorted(set(qrels) & set().union(*(r for runs in configs.values() for r in runs)))
+    per_query = {}  # (name, weights) -> {qid: nDCG@10}
+    for name, runs in configs.items():
+        for i, w in enumerate(grid):
+            per_query[name, w] = {q: ndcg_at_k({q: fuse(runs, q, method, w)}, {q: qrels[q]}, 10)
+                                  for q in qids}
+            if i % 10 == 0:
+                progress(f"{method} {name}: {i + 1}/{len(grid)} weight vectors")
     fold = folds_of(qids, folds, seed)
     chosen, fused = {}, {}
     for k in range(folds):
         train = [q for q in qids if fold[q] != k]
-        best = max(grid, key=lambda w: sum(per_query[w][q] for q in train))
-        chosen[k] = list(best)
+        name, w = max(per_query, key=lambda c: sum(per_query[c][q] for q in train))
+        chosen[k] = (name, list(w))
         for q in qids:
             if fold[q] == k:
-                fused[q] = fuse(runs, q, method, best)
-    return {"scores": evaluate_run(fused, qrels), "weights": chosen, "run": fused,
-            "grid_best_in_sample": list(max(grid, key=lambda w: sum(per_query[w].values())))}
+                fused[q] = fuse(configs[name], q, method, w)
+    name, w = max(per_query, key=lambda c: sum(per_query[c].values()))
+    return {"scores": evaluate_run(fused, qrels), "chosen": chosen, "run": fused,
+            "in_sample": (name, list(w))}
 
 
 def paired_bootstrap(a: Run, b: Run, qrels: dict[str, dict[str, int]], *, samples: int = 2000,

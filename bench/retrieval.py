@@ -61,17 +61,29 @@ def get_index(model: str, corpus: dict, home: Path,
 
 
 def bm25_documents(corpus: dict, qids: list[str], texts: list[str]):
-    """BM25 over whole documents (title + text), no model: the classic BEIR baseline."""
+    """BM25 over whole documents (title + text), no model: the classic BEIR baseline.
+    (run, search seconds)."""
+    from indexer.lexical import K1, B
+
+    return bm25_grid(corpus, qids, texts, [(K1, B)])[K1, B]
+
+
+def bm25_grid(corpus: dict, qids: list[str], texts: list[str],
+              params: list[tuple[float, float]]) -> dict[tuple[float, float], tuple[dict, float]]:
+    """{(k1, b): (BM25 top-100 run over whole documents, search seconds)}; tokenised once."""
     from indexer.lexical import LexicalIndex, tokenize
 
     ids = list(corpus)
-    lexical = LexicalIndex.build(range(len(ids)), [
-        tokenize(f"{corpus[i]['title']} {corpus[i]['text']}") for i in ids])
-    start = time.perf_counter()
-    results = lexical.search(texts, 100)
-    seconds = time.perf_counter() - start
-    return {q: {ids[c]: s for c, s in hits} for q, hits in zip(qids, results, strict=True)}, \
-        seconds
+    tokens = [tokenize(f"{corpus[i]['title']} {corpus[i]['text']}") for i in ids]
+    out = {}
+    for k1, b in params:
+        lexical = LexicalIndex.build(range(len(ids)), tokens, k1=k1, b=b)
+        start = time.perf_counter()
+        hits = lexical.search(texts, 100)
+        seconds = time.perf_counter() - start
+        out[k1, b] = ({q: {ids[c]: s for c, s in h} for q, h in zip(qids, hits, strict=True)},
+                      seconds)
+    return out
 
 
 def run_of(index: SemanticIndex, qids: list[str], texts: list[str], mode: str):

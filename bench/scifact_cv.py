@@ -5,10 +5,12 @@
 Every train query's dense list comes from the fold model that did not train on it
 (`fold-K/cv_run.json`, written by `python -m training fit --config recipes/scifact.json`); BM25
 is over whole documents (title + text). Fusion weights are chosen on the other folds' queries
-(bench/fusion_cv.py), so no query picks the weights it is scored with. `--baseline minilm`
-scores the bundled model the same way (whole documents cut at the recipe's max length), once,
-cached. While folds are missing (a run still going), every system is scored on the finished
-folds' queries only, and the table says so. Writes bench/results/scifact_cv.md and .json.
+(bench/fusion_cv.py), so no query picks the weights it is scored with; the rows "k1 and b by
+CV" choose BM25's parameters from a small grid the same way, together with the weights.
+`--baseline minilm` scores the bundled model the same way (whole documents cut at the recipe's
+max length), once, cached. While folds are missing (a run still going), every system is scored on
+the finished folds' queries only, and the table says so.
+Writes bench/results/scifact_cv.md and .json.
 """
 
 from __future__ import annotations
@@ -20,14 +22,17 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+BM25_K1 = (0.6, 0.9, 1.2, 1.5, 2.0)  # the BM25 grid the folds choose from
+BM25_B = (0.3, 0.5, 0.75, 0.9)
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from benchkit import data_dir, machine  # noqa: E402
-from fusion_cv import cross_validate, paired_bootstrap, simplex  # noqa: E402
-from retrieval import bm25_documents  # noqa: E402
+from fusion_cv import cross_validate, cross_validate_configs, paired_bootstrap, simplex  # noqa: E402
+from retrieval import bm25_grid  # noqa: E402
 
 from common import bertscope_home  # noqa: E402
+from indexer.lexical import K1, B  # noqa: E402
 from metrics import evaluate_run, load_beir  # noqa: E402
 
 
@@ -75,13 +80,21 @@ def main() -> int:
         raise SystemExit(f"{cv_dir}: no fold has finished yet (no fold-K/cv_run.json)")
     qids = sorted(tuned)  # every query once all folds are done
     qrels = {q: qrels[q] for q in qids}
-    bm25, _ = bm25_documents(corpus, qids, [queries[q] for q in qids])
+    grid_params = sorted({(K1, B), *((k1, b) for k1 in BM25_K1 for b in BM25_B)})
+    bm25_runs = {f"k1={k1} b={b}": run for (k1, b), (run, _) in
+                 bm25_grid(corpus, qids, [queries[q] for q in qids], grid_params).items()}
+    bm25 = bm25_runs[f"k1={K1} b={B}"]
     dense = {"fine-tuned (CV)": tuned}
     if args.baseline:
         full = baseline_run(args.baseline, corpus, queries, max_length)
         dense[f"bundled {args.baseline}"] = {q: full[q] for q in qids}
 
-    rows = [{"system": "BM25 whole documents", **evaluate_run(bm25, qrels), "weights": "-"}]
+    rows = [{"system": f"BM25 whole documents (k1={K1}, b={B})", **evaluate_run(bm25, qrels),
+             "weights": "-"}]
+    res = cross_validate_configs({k: [r] for k, r in bm25_runs.items()}, qrels, "zscore", [(1.0,)],
+                                 folds=args.folds, seed=15)
+    rows.append({"system": "BM25 whole documents, k1 and b by CV", **res["scores"],
+                 "weights": chosen_text(res)})
     grid = simplex(2, 0.05)
     fused: dict[tuple[str, str], dict] = {}  # (dense name, method) -> run
     for name, run in dense.items():
@@ -98,7 +111,14 @@ def main() -> int:
                          "method": method, **res["scores"],
                          "weights": "; ".join(str(w) for w in ws)})
             fused[name, method] = res["run"]
-        for r in rows[-4:]:
+        for method in ("minmax", "zscore"):  # BM25's k1 and b chosen with the weights
+            res = cross_validate_configs({k: [r, run] for k, r in bm25_runs.items()}, qrels,
+                                         method, grid, folds=args.folds, seed=15)
+            rows.append({"system": f"hybrid convex {method}, BM25 k1 and b and weight by CV "
+                                   f"(BM25, {name})", "dense": name, "method": f"{method}-k1b",
+                         **res["scores"], "weights": chosen_text(res)})
+            fused[name, f"{method}-k1b"] = res["run"]
+        for r in rows[-6:]:
             print(json.dumps(r), flush=True)
     base = f"bundled {args.baseline}"
     for r in rows:  # the fine-tuned model against the bundled one, same system, same queries
@@ -115,7 +135,8 @@ def main() -> int:
              f"documents cut at {max_length or 'the model limit of'} tokens for every dense "
              f"system (the folds trained at {record.get('train_max_length', max_length)}).", "",
              "| system | nDCG@10 | Δ nDCG@10 vs the bundled model [95% CI] (queries better / "
-             "worse) | Recall@100 | MRR@10 | fusion weights (BM25, dense) by fold |",
+             "worse) | Recall@100 | MRR@10 | chosen by the folds: BM25 k1, b; weights (BM25, "
+             "dense) |",
              "|---|---|---|---|---|---|"]
     lines += [f"| {r['system']} | {r['ndcg@10']:.4f} | {delta(r.get('vs_bundled'))} | "
               f"{r['recall@100']:.4f} | {r['mrr@10']:.4f} | {r['weights']} |" for r in rows]
@@ -131,6 +152,12 @@ def main() -> int:
     (out / "scifact_cv.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
+
+
+def chosen_text(res: dict) -> str:
+    """The (BM25 parameters, weights) the folds chose, each distinct pair once."""
+    pairs = sorted({(name, tuple(w)) for name, w in res["chosen"].values()})
+    return "; ".join(f"{name} {w}" if len(w) > 1 else name for name, w in pairs)
 
 
 def delta(d: dict | None) -> str:

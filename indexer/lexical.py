@@ -13,6 +13,7 @@ import numpy as np
 
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?|[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+K1, B = 1.5, 0.75  # bm25s's defaults
 
 
 @lru_cache(maxsize=1)
@@ -67,9 +68,14 @@ class LexicalIndex:
         self.ids = ids  # (n,) int64 chunk ids
 
     @classmethod
-    def build(cls, ids: Sequence[int], tokens: Sequence[Sequence[str]]) -> LexicalIndex:
+    def build(cls, ids: Sequence[int], tokens: Sequence[Sequence[str]], *, k1: float = K1,
+              b: float = B) -> LexicalIndex:
+        """BM25 with term-frequency saturation `k1` and length normalisation `b` (bm25s's
+        Lucene scoring)."""
+        if k1 < 0 or not 0 <= b <= 1:
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={k1}, b={b}")
         bm25s = _bm25s()
-        retriever = bm25s.BM25()
+        retriever = bm25s.BM25(k1=k1, b=b)
         if len(ids):
             retriever.index([list(t) or [""] for t in tokens], show_progress=False)
         return cls(retriever, np.asarray(ids, dtype=np.int64))
