@@ -63,26 +63,25 @@ def get_index(model: str, corpus: dict, home: Path,
 def bm25_documents(corpus: dict, qids: list[str], texts: list[str]):
     """BM25 over whole documents (title + text), no model: the classic BEIR baseline.
     (run, search seconds)."""
-    from indexer.lexical import K1, B
+    from indexer.lexical import Bm25Params
 
-    return bm25_grid(corpus, qids, texts, [(K1, B)])[K1, B]
+    return bm25_grid(corpus, qids, texts, [Bm25Params()])[Bm25Params()]
 
 
-def bm25_grid(corpus: dict, qids: list[str], texts: list[str],
-              params: list[tuple[float, float]]) -> dict[tuple[float, float], tuple[dict, float]]:
-    """{(k1, b): (BM25 top-100 run over whole documents, search seconds)}; tokenised once."""
+def bm25_grid(corpus: dict, qids: list[str], texts: list[str], params: list) -> dict:
+    """{Bm25Params: (BM25 top-100 run over whole documents, search seconds)}; tokenised once."""
     from indexer.lexical import LexicalIndex, tokenize
 
     ids = list(corpus)
     tokens = [tokenize(f"{corpus[i]['title']} {corpus[i]['text']}") for i in ids]
     out = {}
-    for k1, b in params:
-        lexical = LexicalIndex.build(range(len(ids)), tokens, k1=k1, b=b)
+    for p in params:
+        lexical = LexicalIndex.build(range(len(ids)), tokens, p)
         start = time.perf_counter()
         hits = lexical.search(texts, 100)
         seconds = time.perf_counter() - start
-        out[k1, b] = ({q: {ids[c]: s for c, s in h} for q, h in zip(qids, hits, strict=True)},
-                      seconds)
+        out[p] = ({q: {ids[c]: s for c, s in h} for q, h in zip(qids, hits, strict=True)},
+                  seconds)
     return out
 
 

@@ -32,7 +32,7 @@ from fusion_cv import cross_validate, cross_validate_configs, paired_bootstrap, 
 from retrieval import bm25_grid  # noqa: E402
 
 from common import bertscope_home  # noqa: E402
-from indexer.lexical import K1, B  # noqa: E402
+from indexer.lexical import Bm25Params  # noqa: E402
 from metrics import evaluate_run, load_beir  # noqa: E402
 
 
@@ -80,17 +80,19 @@ def main() -> int:
         raise SystemExit(f"{cv_dir}: no fold has finished yet (no fold-K/cv_run.json)")
     qids = sorted(tuned)  # every query once all folds are done
     qrels = {q: qrels[q] for q in qids}
-    grid_params = sorted({(K1, B), *((k1, b) for k1 in BM25_K1 for b in BM25_B)})
-    bm25_runs = {f"k1={k1} b={b}": run for (k1, b), (run, _) in
+    default = Bm25Params()
+    grid_params = [default, *(Bm25Params(k1, b) for k1 in BM25_K1 for b in BM25_B
+                              if Bm25Params(k1, b) != default)]
+    bm25_runs = {f"k1={p.k1} b={p.b}": run for p, (run, _) in
                  bm25_grid(corpus, qids, [queries[q] for q in qids], grid_params).items()}
-    bm25 = bm25_runs[f"k1={K1} b={B}"]
+    bm25 = bm25_runs[f"k1={default.k1} b={default.b}"]
     dense = {"fine-tuned (CV)": tuned}
     if args.baseline:
         full = baseline_run(args.baseline, corpus, queries, max_length)
         dense[f"bundled {args.baseline}"] = {q: full[q] for q in qids}
 
-    rows = [{"system": f"BM25 whole documents (k1={K1}, b={B})", **evaluate_run(bm25, qrels),
-             "weights": "-"}]
+    rows = [{"system": f"BM25 whole documents (k1={default.k1}, b={default.b})",
+             **evaluate_run(bm25, qrels), "weights": "-"}]
     res = cross_validate_configs({k: [r] for k, r in bm25_runs.items()}, qrels, "zscore", [(1.0,)],
                                  folds=args.folds, seed=15)
     rows.append({"system": "BM25 whole documents, k1 and b by CV", **res["scores"],

@@ -23,7 +23,7 @@ from .documents import Document
 from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg, encoder_fields
-from .lexical import LexicalIndex, tokenize
+from .lexical import Bm25Params, LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
 from .rayivf import ShardedVectors
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
@@ -48,6 +48,7 @@ def build_index(
     workers: int = 1,
     ray_address: str | None = None,
     backend: str = "auto",
+    bm25: Bm25Params | None = None,
 ) -> SemanticIndex:
     """Build (or rebuild) the index at `out` and publish it; returns it opened.
 
@@ -59,6 +60,8 @@ def build_index(
     actors; `ray_address`: join that cluster, else Ray runs on this machine), see `raybuild`.
     `backend` runs a `model` given by name: `auto` (the fastest whose fidelity passed the gate)
     or a name of `encoder.BACKENDS`; the manifest records the one that ran, and its fidelity.
+    `bm25`: the lexical side's k1 and b (default `Bm25Params()`), kept in the manifest so that
+    every later version scores with them.
     """
     from encoder import AUTO, Encoder, load_encoder
 
@@ -77,6 +80,9 @@ def build_index(
     chunking = chunking or ChunkingConfig()
     if not isinstance(chunking, ChunkingConfig):
         raise TypeError(f"chunking must be a ChunkingConfig, got {type(chunking).__name__}")
+    bm25 = bm25 or Bm25Params()
+    if not isinstance(bm25, Bm25Params):
+        raise TypeError(f"bm25 must be a Bm25Params, got {type(bm25).__name__}")
     report_progress(BuildProgress("read", 0, 1))
     report, read_from = _read(corpus, corpus_options)  # before the model: bad input fails fast
     source = source or read_from
@@ -120,7 +126,7 @@ def build_index(
         stages.update(ray_stages, encode_s=time.perf_counter() - clock)
         build = {"engine": engine, "workers": workers if engine == "ray" else 1,
                  "stages": stages}
-        built = _publish(out, base, enc, docs, chunks, vectors, preset, chunking, report,
+        built = _publish(out, base, enc, docs, chunks, vectors, preset, chunking, bm25, report,
                          source, report_progress, build)
     except BaseException:
         if any(work.path.glob("shard-*.npy")):
@@ -136,8 +142,8 @@ def build_index(
     return built
 
 
-def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, report,
-             source, report_progress, build: dict) -> SemanticIndex:
+def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, bm25,
+             report, source, report_progress, build: dict) -> SemanticIndex:
     """FAISS, SQLite and BM25 made in a staging folder and published as the next version;
     `build` (engine, workers, seconds per stage) goes into the manifest."""
     clock = time.perf_counter()
@@ -160,7 +166,7 @@ def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, ch
 
     report_progress(BuildProgress("save", 0, 1))
     lex = [tokenize(c.encoded) for c in chunks]
-    lexical = LexicalIndex.build(ids.tolist(), lex)
+    lexical = LexicalIndex.build(ids.tolist(), lex, bm25)
     staging = store.Staging(out)
     try:
         conn = db.open_writable(staging.file("sqlite"))
@@ -170,6 +176,7 @@ def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, ch
                                     for i, (c, t) in enumerate(zip(chunks, lex, strict=True))))
             db.set_next_chunk_id(conn, len(chunks))
         fields = _manifest(enc, spec, chunking, report, source)
+        fields["bm25"] = bm25.to_dict()
         fields.update(counts=db.counts(conn), metadata_fields=db.field_types(conn))
         conn.close()
         index = write_vectors(staging.file("faiss"))

@@ -38,13 +38,14 @@ def _backend(st) -> str:
 def cmd_build(args) -> int:
     from .build import build_index
     from .chunking import ChunkingConfig
+    from .lexical import Bm25Params
 
     index = build_index(
         args.corpus, args.out, model=args.model, preset=args.index,
         corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
         progress=StageBar(), engine=args.engine, workers=args.workers, ray_address=args.ray_address,
-        backend=args.backend,
+        backend=args.backend, bm25=Bm25Params(args.bm25_k1, args.bm25_b),
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from common.argtypes import NON_NEGATIVE, POSITIVE
+from common.argtypes import NON_NEGATIVE, POSITIVE, number
 from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
 DESCRIPTION = ("The batch CLI: build | rebuild | search | info | add | delete | compact | eval | "
@@ -47,6 +47,10 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--chunk-tokens", type=POSITIVE, help="default: the model's max length")
     b.add_argument("--overlap", type=NON_NEGATIVE, default=32)
     b.add_argument("--no-title", action="store_true", help="do not prepend titles to chunks")
+    b.add_argument("--bm25-k1", type=number(0), default=1.5, help="BM25 term-frequency "
+                   "saturation (lower: repeats of a query word count less); kept by the index")
+    b.add_argument("--bm25-b", type=number(0), default=0.75, help="BM25 length normalisation, "
+                   "0 (none) to 1 (full); kept by the index")
     b.add_argument("--shard-size", type=POSITIVE, default=1024, help="chunks per resumable shard")
     b.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="ray: chunk and embed on Ray Data actors (see --workers, --ray-address)")

@@ -20,7 +20,7 @@ from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
 from .index_encoder import check_fits, check_open_args, index_backend, load_index_encoder
 from .index_writes import IndexWrites
-from .lexical import LexicalIndex
+from .lexical import Bm25Params, LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
 from .stats import IndexStats, row_counts, stats_of
@@ -86,7 +86,8 @@ class SemanticIndex(IndexWrites):
     @property
     def lexical(self) -> LexicalIndex:
         if self._lexical is None:
-            self._lexical = LexicalIndex.build(*db.lexical_rows(self.conn))
+            self._lexical = LexicalIndex.build(*db.lexical_rows(self.conn),
+                                               Bm25Params.of(self.manifest))
         return self._lexical
 
     @property

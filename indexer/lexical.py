@@ -4,8 +4,10 @@ stems) and Chinese (`jieba` words) in one pass."""
 from __future__ import annotations
 
 import logging
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -13,7 +15,32 @@ import numpy as np
 
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?|[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-K1, B = 1.5, 0.75  # bm25s's defaults
+
+
+@dataclass(frozen=True)
+class Bm25Params:
+    """BM25's term-frequency saturation `k1` and length normalisation `b` (bm25s's Lucene
+    scoring; its defaults). Lower k1 counts repeats of a query word less."""
+
+    k1: float = 1.5
+    b: float = 0.75
+
+    def __post_init__(self) -> None:
+        for name in ("k1", "b"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value):
+                raise ValueError(f"BM25 {name} must be a finite number, not {value!r}")
+        if self.k1 < 0 or not 0 <= self.b <= 1:
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1}, b={self.b}")
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    @classmethod
+    def of(cls, manifest: Mapping) -> Bm25Params:
+        """An index's parameters (indexes built before they were recorded used the defaults)."""
+        return cls(**manifest.get("bm25", {}))
 
 
 @lru_cache(maxsize=1)
@@ -68,14 +95,10 @@ class LexicalIndex:
         self.ids = ids  # (n,) int64 chunk ids
 
     @classmethod
-    def build(cls, ids: Sequence[int], tokens: Sequence[Sequence[str]], *, k1: float = K1,
-              b: float = B) -> LexicalIndex:
-        """BM25 with term-frequency saturation `k1` and length normalisation `b` (bm25s's
-        Lucene scoring)."""
-        if k1 < 0 or not 0 <= b <= 1:
-            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={k1}, b={b}")
+    def build(cls, ids: Sequence[int], tokens: Sequence[Sequence[str]],
+              params: Bm25Params = Bm25Params()) -> LexicalIndex:
         bm25s = _bm25s()
-        retriever = bm25s.BM25(k1=k1, b=b)
+        retriever = bm25s.BM25(k1=params.k1, b=params.b)
         if len(ids):
             retriever.index([list(t) or [""] for t in tokens], show_progress=False)
         return cls(retriever, np.asarray(ids, dtype=np.int64))

@@ -17,6 +17,7 @@ from .documents import SkippedRow
 from .errors import IndexerError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
+from .lexical import Bm25Params
 from .validation import check_build_args
 
 
@@ -36,10 +37,11 @@ def rebuild_index(
     name / folder for `load_encoder`); returns it opened.
 
     Kept from `source`: documents (ids, titles, texts, metadata, in their stored order), the
-    chunking settings, its `source` description, rows, duplicates and skipped rows, and its
-    preset unless `preset` is given. `chunk_tokens` replaces the chunk size only (needed when the
-    source's exceeds the new model's window). `backend` runs a `model` given by name (default: the
-    backend that made the source's vectors; `auto` or a name of `encoder.BACKENDS`).
+    chunking settings, BM25's k1 and b, its `source` description, rows, duplicates and skipped
+    rows, and its preset unless `preset` is given. `chunk_tokens` replaces the chunk size only
+    (needed when the source's exceeds the new model's window). `backend` runs a `model` given by
+    name (default: the backend that made the source's vectors; `auto` or a name of
+    `encoder.BACKENDS`).
     Interrupted, the same call resumes from the shards already encoded, like `build_index`.
     """
     from encoder import AUTO, Encoder, load_encoder
@@ -70,7 +72,8 @@ def rebuild_index(
     return build_index(report, out, model=enc, preset=preset or manifest["preset"],
                        chunking=chunking, batch_size=batch_size, shard_size=shard_size,
                        progress=progress, source=manifest["source"],
-                       backend=(backend or AUTO) if given else AUTO)
+                       backend=(backend or AUTO) if given else AUTO,
+                       bm25=Bm25Params.of(manifest))
 
 
 def _check_apart(src: Path, out: Path) -> None:
