@@ -5,7 +5,8 @@ Public surface (see indexer/README.md for the whole guide):
 
     build_index(corpus, out, *, model="minilm", preset="auto", corpus_options=CorpusOptions(),
                 chunking=ChunkingConfig(), batch_size=32, progress=callback,
-                backend="auto") -> SemanticIndex  # the manifest records the backend that ran
+                backend="auto", bm25=Bm25Params(k1=1.5, b=0.75)) -> SemanticIndex
+        # the manifest records the backend that ran, and BM25's k1 and b for every later version
         progress receives BuildProgress(stage, done, total, rate, eta_s, resumed);
         stage is one of read, chunk, encode, index, save, done.
     rebuild_index(source, out, *, model, preset=None, chunk_tokens=None, progress=callback,
@@ -49,6 +50,7 @@ from .errors import (
 )
 from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex
+from .lexical import Bm25Params
 from .movement import Movement, rank_movements
 from .presets import PRESETS
 from .rebuild import rebuild_index
@@ -59,6 +61,7 @@ __all__ = [
     "MODES",
     "PRESETS",
     "BackendMismatchError",
+    "Bm25Params",
     "BuildProgress",
     "Chunk",
     "ChunkingConfig",

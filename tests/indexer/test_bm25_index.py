@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import SemanticIndex, build_index, rebuild_index
-from indexer.lexical import Bm25Params
+from indexer import Bm25Params, SemanticIndex, build_index, rebuild_index
 
 # "apple" once in a one-word document, and three times in a longer one: with no length
 # normalisation (b=0) the repeats win, with the default (b=0.75) the short document does

@@ -7,7 +7,8 @@ import indexer
 
 def test_public_api_is_pinned():
     assert sorted(indexer.__all__) == sorted([
-        "FUSIONS", "MODES", "PRESETS", "BackendMismatchError", "BuildProgress", "Chunk",
+        "FUSIONS", "MODES", "PRESETS", "BackendMismatchError", "Bm25Params", "BuildProgress",
+        "Chunk",
         "ChunkingConfig",
         "ConcurrentWriteError",
         "CorpusError", "CorpusOptions", "CorpusReport", "CorruptIndexError", "Document",
