@@ -74,6 +74,8 @@ INDEXER = [
     i("build_index(..., progress='bar')", _build(progress="bar")),
     i("build_index(..., chunking={'overlap': 8}) (a dict)", _build(chunking={"overlap": 8})),
     i("ChunkingConfig(overlap=-1)", lambda ws: __import__("indexer").ChunkingConfig(overlap=-1)),
+    i("build_index(..., bm25={'k1': 1.2}) (a dict)", _build(bm25={"k1": 1.2})),
+    i("Bm25Params(b=1.5)", lambda ws: __import__("indexer").Bm25Params(b=1.5)),
     i("build_index with a document whose text is None",
       _build(corpus=[{"id": "a", "text": None}])),
     i("build_index with a document dict keyed 'body'", _build(corpus=[{"id": "a", "body": "x"}])),
