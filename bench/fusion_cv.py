@@ -47,19 +47,11 @@ def folds_of(qids: Sequence[str], folds: int, seed: int) -> dict[str, int]:
     return {q: i % folds for i, q in enumerate(order)}
 
 
-def cross_validate(
-    runs: Sequence[Run],
-    qrels: dict[str, dict[str, int]],
-    method: str,
-    grid: Sequence[tuple[float, ...]],
-    *,
-    folds: int = 5,
-    seed: int = 15,
-    progress: Callable[[str], None] = lambda _: None,
-) -> dict:
-    """{"scores": pooled metrics, "weights": chosen per fold, "run": fused run}."""
-    res = cross_validate_configs({"": runs}, qrels, method, grid, folds=folds, seed=seed,
-                                 progress=progress)
+def cross_validate(runs: Sequence[Run], qrels: dict[str, dict[str, int]], method: str,
+                   grid: Sequence[tuple[float, ...]], **options) -> dict:
+    """`cross_validate_configs` over one set of runs (`options`: folds, seed, progress):
+    {"scores": pooled metrics, "weights": chosen per fold, "run": fused run}."""
+    res = cross_validate_configs({"": runs}, qrels, method, grid, **options)
     return {"scores": res["scores"], "run": res["run"],
             "weights": {k: w for k, (_, w) in res["chosen"].items()},
             "grid_best_in_sample": res["in_sample"][1]}

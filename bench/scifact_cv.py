@@ -80,9 +80,8 @@ def main() -> int:
         raise SystemExit(f"{cv_dir}: no fold has finished yet (no fold-K/cv_run.json)")
     qids = sorted(tuned)  # every query once all folds are done
     qrels = {q: qrels[q] for q in qids}
-    default = Bm25Params()
-    grid_params = [default, *(Bm25Params(k1, b) for k1 in BM25_K1 for b in BM25_B
-                              if Bm25Params(k1, b) != default)]
+    default = Bm25Params()  # in the grid
+    grid_params = [Bm25Params(k1, b) for k1 in BM25_K1 for b in BM25_B]
     bm25_runs = {f"k1={p.k1} b={p.b}": run for p, (run, _) in
                  bm25_grid(corpus, qids, [queries[q] for q in qids], grid_params).items()}
     bm25 = bm25_runs[f"k1={default.k1} b={default.b}"]

@@ -80,7 +80,7 @@ def build_index(
     chunking = chunking or ChunkingConfig()
     if not isinstance(chunking, ChunkingConfig):
         raise TypeError(f"chunking must be a ChunkingConfig, got {type(chunking).__name__}")
-    bm25 = bm25 or Bm25Params()
+    bm25 = Bm25Params() if bm25 is None else bm25
     if not isinstance(bm25, Bm25Params):
         raise TypeError(f"bm25 must be a Bm25Params, got {type(bm25).__name__}")
     report_progress(BuildProgress("read", 0, 1))

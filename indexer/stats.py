@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from . import db
 from .documents import SkippedRow
 from .index_encoder import index_backend, index_fidelity
+from .lexical import Bm25Params
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class IndexStats:
     source: str = ""
     backend: str = "torch"  # what made the vectors (indexes from before backends: torch)
     fidelity: float | None = 1.0  # its min cosine to torch fp32, measured at export
+    bm25: dict[str, float] = field(default_factory=lambda: Bm25Params().to_dict())  # k1, b
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -60,5 +62,5 @@ def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int]) 
         duplicates=m["duplicates"], skipped=[SkippedRow(**s) for s in m["skipped"]],
         metadata_fields=dict(m["metadata_fields"]), chunking=dict(m["chunking"]),
         knobs=dict(knobs), source=m.get("source", ""), backend=index_backend(m, path),
-        fidelity=index_fidelity(m),
+        fidelity=index_fidelity(m), bm25=Bm25Params.of(m).to_dict(),
     )

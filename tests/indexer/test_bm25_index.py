@@ -35,6 +35,7 @@ def test_the_build_parameters_rank_and_are_recorded(no_length_norm, tmp_path, ti
     index = SemanticIndex.open(no_length_norm, encoder=tiny_encoder)
     assert lexical_ranking(index) == ["long", "short"]
     assert index.manifest["bm25"] == {"k1": 1.5, "b": 0.0}
+    assert index.stats().bm25 == {"k1": 1.5, "b": 0.0}  # what `python -m indexer info` shows
 
 
 def test_later_versions_score_with_the_index_parameters(no_length_norm, tiny_encoder):
@@ -63,9 +64,10 @@ def test_an_index_from_before_the_parameters_uses_the_defaults(no_length_norm, t
     assert lexical_ranking(index) == ["short", "long"]
 
 
-def test_build_refuses_what_is_not_bm25_parameters(tmp_path, tiny_encoder):
+@pytest.mark.parametrize("bm25", [{"k1": 1.2}, {}, (0.6, 0.75)])
+def test_build_refuses_what_is_not_bm25_parameters(tmp_path, tiny_encoder, bm25):
     with pytest.raises(TypeError, match="Bm25Params"):
-        build_index(DOCS, tmp_path / "o", model=tiny_encoder, bm25={"k1": 1.2})
+        build_index(DOCS, tmp_path / "o", model=tiny_encoder, bm25=bm25)
     assert not (tmp_path / "o").exists()
 
 
