@@ -30,11 +30,12 @@ ANCHORS = "Published test-split anchors (BEIR): BM25 0.665, all-MiniLM-L6-v2 0.6
           "BM25 + cross-encoder 0.688."
 
 
-def get_index(model: str, corpus: dict, home: Path,
-              backend: str | None = None) -> tuple[SemanticIndex, float]:
-    """The SciFact index of `model` (on `backend`, else the library's default), built when
-    absent; build seconds are this run's, or the cached build's encode stage (its manifest)."""
-    out = home / (f"scifact-{model}-{backend}" if backend else f"scifact-{model}")
+def get_index(model: str, corpus: dict, home: Path, backend: str | None = None, *,
+              name: str | None = None, bm25=None) -> tuple[SemanticIndex, float]:
+    """The SciFact index of `model` (on `backend`, else the library's default; BM25 `bm25`,
+    else the default) at `home / name`, built when absent; build seconds are this run's, or the
+    cached build's encode stage (its manifest)."""
+    out = home / (name or (f"scifact-{model}-{backend}" if backend else f"scifact-{model}"))
     if (out / "manifest.json").exists():
         index = SemanticIndex.open(out)
         return index, float(index.manifest.get("build", {}).get("stages", {}).get("encode_s", 0))
@@ -56,7 +57,7 @@ def get_index(model: str, corpus: dict, home: Path,
             last[0] = time.perf_counter()
             print(f"  {model}: {p.done}/{p.total} docs, {p.rate:.1f} docs/s", flush=True)
 
-    index = build_index(docs, out, model=model, preset="flat", progress=progress)
+    index = build_index(docs, out, model=model, preset="flat", progress=progress, bm25=bm25)
     return index, time.perf_counter() - start
 
 
