@@ -39,8 +39,9 @@ def soup(runs: list[tuple[str, float]]):
         raise SystemExit("the weights sum to 0: nothing to normalise by")
     model = SentenceTransformer(runs[0][0], device="cpu")
     if len(runs) > 1:
-        states = [(SentenceTransformer(p, device="cpu").state_dict(), w / total) for p, w in runs]
-        first = states[0][0]
+        first = model.state_dict()
+        states = [(first, runs[0][1] / total)] + [
+            (SentenceTransformer(p, device="cpu").state_dict(), w / total) for p, w in runs[1:]]
         model.load_state_dict({
             k: sum(w * s[k].float() for s, w in states).to(v.dtype) if v.is_floating_point()
             else v for k, v in first.items()})

@@ -10,7 +10,7 @@ its best chunk, dense and BM25 alike. BM25's k1 and b are fixed at build, so eve
 is its own `build_index` (cached under $BERTSCOPE_HOME/bench; each re-encodes the corpus).
 Beside each, the same queries over whole documents (the fold's cv_run.json and BM25 over whole
 documents, fused the same way), so the two can be compared on the same queries.
-Writes scifact_chunked.{md,json} to --out (default bench/results).
+Writes NAME.{md,json} to --out (default bench/results; --name, default scifact_chunked).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def main() -> int:
     p.add_argument("--bm25", type=parse_params, action="append", required=True,
                    metavar="K1,B", help="BM25 parameters (repeat)")
     p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--name", default="scifact_chunked", help="result files' name")
     args = p.parse_args()
 
     cv_dir = Path(args.cv).expanduser().resolve()
@@ -90,7 +91,8 @@ def main() -> int:
     lines = ["# SciFact train: the `scifact` fold models, chunked index against whole documents",
              "", f"`HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_chunked.py --cv {args.cv} "
              + " ".join(f"--fold {k}" for k in args.fold) + " "
-             + " ".join(f"--bm25 {p.k1},{p.b}" for p in args.bm25) + "`", "",
+             + " ".join(f"--bm25 {p.k1},{p.b}" for p in args.bm25) + f" --name {args.name}`",
+             "",
              f"{len(qids)} judged train queries of fold(s) {args.fold}, each searched with the "
              f"fold model that did not train on it; {hybrid}.", "",
              "| BM25 k1, b | mode | documents | nDCG@10 | Recall@100 | MRR@10 |",
@@ -101,9 +103,9 @@ def main() -> int:
     lines += ["", f"- machine: {machine()}; date {stamp}"]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "scifact_chunked.json").write_text(json.dumps({"rows": rows, "folds": args.fold,
+    (out / f"{args.name}.json").write_text(json.dumps({"rows": rows, "folds": args.fold,
                                                           "queries": len(qids)}, indent=2))
-    (out / "scifact_chunked.md").write_text("\n".join(lines) + "\n")
+    (out / f"{args.name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 
