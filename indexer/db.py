@@ -193,19 +193,18 @@ def field_types(conn: sqlite3.Connection) -> dict[str, str]:
     return out
 
 
-def _json_path(name: str) -> str:
-    """The SQLite JSON path of a top-level metadata key, quoted so any key name works."""
-    return "$." + '"' + str(name).replace('"', '\\"') + '"'
+# A metadata key is matched by value against `json_each`'s decoded key, never spelt into a JSON
+# path: SQLite compares a path's label with the key's raw JSON text, so a key holding `"`, `\\`
+# or any character JSON escapes (a tab, a newline) can be written as no path at all.
 
 
 def field_values(conn: sqlite3.Connection, name: str, limit: int) -> list[Any] | None:
     """The distinct values of metadata field `name`, sorted; None when there are more than
     `limit` of them."""
-    path = _json_path(name)
     rows = conn.execute(
-        "SELECT DISTINCT json_extract(metadata, ?) FROM documents WHERE json_type(metadata, ?) "
-        f"IN ({','.join('?' * len(JSON_TYPES))}) LIMIT ?",
-        (path, path, *JSON_TYPES, limit + 1)).fetchall()
+        "SELECT DISTINCT j.value FROM documents d, json_each(d.metadata) j WHERE j.key = ? "
+        f"AND j.type IN ({','.join('?' * len(JSON_TYPES))}) LIMIT ?",
+        (str(name), *JSON_TYPES, limit + 1)).fetchall()
     if len(rows) > limit:
         return None
     return sorted((r[0] for r in rows), key=lambda v: (type(v).__name__, v))
@@ -217,12 +216,12 @@ def matching_chunks(conn: sqlite3.Connection, conditions: Sequence[tuple[str, st
     many such documents). `op` is "in" or one of SQL_OPERATORS (one value)."""
     clauses, params = [], []
     for name, op, values in conditions:
-        column = "json_extract(d.metadata, ?)"
         if op == "in":
-            clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+            test = f"j.value IN ({','.join('?' * len(values))})"
         else:
-            clauses.append(f"{column} {SQL_OPERATORS[op]} ?")
-        params.extend([_json_path(name), *values])
+            test = f"j.value {SQL_OPERATORS[op]} ?"
+        clauses.append(f"EXISTS (SELECT 1 FROM json_each(d.metadata) j WHERE j.key = ? AND {test})")
+        params.extend([str(name), *values])
     rows = conn.execute(
         "SELECT c.chunk_id, c.doc_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
         f"WHERE {' AND '.join(clauses)}", params).fetchall()
