@@ -34,10 +34,20 @@ def load_beir(
         raise FileNotFoundError(
             f"no qrels for split {split!r} in {folder}. Valid splits: {', '.join(have) or 'none'}"
         )
-    qrels = _read_qrels(qrels_path)
+    queries, qrels = judged_queries(folder, split)
     corpus: dict[str, dict] = {}
     for _, row in _read_jsonl(folder / "corpus.jsonl", "_id"):
         corpus[str(row["_id"])] = {"title": _text(row.get("title")), "text": _text(row.get("text"))}
+    return corpus, queries, qrels
+
+
+def judged_queries(folder: str | Path, split: str
+                   ) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    """(the queries of `folder` that `qrels/<split>.tsv` judges {qid: text}, the qrels), without
+    reading the corpus; a split that judges no query with text is a `ValueError`."""
+    folder = Path(folder)
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    qrels = _read_qrels(qrels_path)
     if not qrels:
         raise ValueError(f"{qrels_path} judges no query: it needs rows of "
                          "query-id<TAB>corpus-id<TAB>score after its header")
@@ -46,7 +56,7 @@ def load_beir(
         raise ValueError(f"no query of {folder / 'queries.jsonl'} has judgements in "
                          f"{qrels_path} ({len(qrels)} judged query ids, e.g. "
                          f"{', '.join(list(qrels)[:3]) or 'none'}): are the ids the same?")
-    return corpus, queries, qrels
+    return queries, qrels
 
 
 def read_queries(path: str | Path) -> dict[str, str]:

@@ -25,6 +25,7 @@ from .holdout import ALL_PARTS, PARTS, HoldoutSpec, materialise
 from .losses import get_loss
 from .recipe_checks import Checker as _Checker
 from .recipe_checks import existing as _existing
+from .recipe_cv import CrossValidation, cross_validation
 from .siamese import POOLING_MODES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,21 +52,6 @@ TOP_KEYS = {"recipe", "about", "model", "holdout", "stages", "dev", "report",
 STAGE_KEYS = {"name", "train", "loss", "epochs", "batch_size", "lr", "max_rows", "tasks", "about"}
 TASK_KEYS = {"train", "loss", "max_rows"}
 HOLDOUT_KEYS = {"seed", *PARTS}
-CV_KEYS = {"beir", "split", "folds", "seed", "negatives", "final", "search_max_length"}
-NEGATIVE_KEYS = {"per_query", "depth", "skip"}
-
-
-@dataclass(frozen=True)
-class CrossValidation:
-    beir: Path
-    split: str = "train"
-    folds: int = 3
-    seed: int = 15
-    per_query: int = 1  # hard negatives mined per (query, relevant document)
-    depth: int = 20  # ... drawn from BM25's top `depth`, relevant documents excluded
-    skip: int = 0  # ... after skipping the top `skip` non-relevant hits (likely unjudged positives)
-    final: bool = True  # also train on every query (the model to ship)
-    search_max_length: int | None = None  # tokens a document keeps when searched (else training's)
 
 
 @dataclass(frozen=True)
@@ -128,7 +114,7 @@ def load_recipe(
         if key in raw:
             settings[field_name] = v.typed(raw, key, types, "")
     _check_settings(v, raw)
-    cv = _cross_validation(v, raw.get("cross_validation"), root)
+    cv = cross_validation(v, raw.get("cross_validation"), root)
     splits = _holdouts(v, raw.get("holdout", {}), root, cache)
     refs = _Refs(v, root, splits, cv is not None)
     stages = tuple(_stage(v, s, f"stages[{i}]", refs)
@@ -237,35 +223,6 @@ def _holdouts(v: _Checker, raw: Any, root: Path, cache: Path | None) -> dict[str
             raise v.error(where, str(exc)) from None
         splits[ref] = {p: str(f) for p, f in files.items()}
     return splits
-
-
-def _cross_validation(v: _Checker, raw: Any, root: Path) -> CrossValidation | None:
-    if raw is None:
-        return None
-    where = "cross_validation"
-    if not isinstance(raw, dict):
-        raise v.error(where, "is an object such as {\"beir\": \"scifact\", \"folds\": 3}")
-    v.keys(raw, CV_KEYS, where)
-    folder = _existing(v, root, v.typed(raw, "beir", (str,), where, required=True), where,
-                       folder=True)
-    negatives = v.typed(raw, "negatives", (dict,), where) or {}
-    v.keys(negatives, NEGATIVE_KEYS, f"{where}.negatives")
-    numbers = {k: v.typed(negatives, k, (int,), f"{where}.negatives") for k in NEGATIVE_KEYS}
-    cv = CrossValidation(folder, **{k: x for k, x in numbers.items() if x is not None},
-                         **{k: v.typed(raw, k, t, where) for k, t in
-                            (("split", (str,)), ("folds", (int,)), ("seed", (int,)),
-                             ("final", (bool,)), ("search_max_length", (int,))) if k in raw})
-    if cv.folds < 2:
-        raise v.error(f"{where}.folds", f"must be >= 2, got {cv.folds}")
-    if cv.per_query < 1 or cv.depth <= cv.skip or cv.skip < 0:
-        raise v.error(f"{where}.negatives", "needs per_query >= 1 and 0 <= skip < depth")
-    if cv.search_max_length is not None and cv.search_max_length < 8:
-        raise v.error(f"{where}.search_max_length",
-                      f"must be >= 8 tokens, got {cv.search_max_length}")
-    qrels = folder / "qrels" / f"{cv.split}.tsv"
-    if not qrels.is_file():
-        raise v.error(f"{where}.split", f"{qrels} not found")
-    return cv
 
 
 class _Refs:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.training.conftest import NLI_ROWS, STS_ROWS, write_jsonl
+from tests.training.test_crossval import tiny_beir
 from training import TrainingError
 from training.cli import build_parser, main
 from training.recipe import load_recipe
@@ -193,11 +194,13 @@ def test_shipped_recipes_are_valid(shared_data, tmp_path):
          "cross_validation.search_max_length: must be int, got '256'"),
         ({"split": "test"}, "cross_validation.split: "),
         ({"fold": 3}, "cross_validation: unknown key 'fold'. Valid: beir, final, folds, "),
+        # more folds than judged queries: a fold would hold out nothing (issue 26, item 2)
+        ({"folds": 1000}, "cross_validation.folds: 1000 folds need at least 1000 judged queries"),
+        ({"folds": 7}, "at most 6 folds"),
     ],
 )
 def test_cross_validation_mistakes_name_where_they_are(tmp_path, root, cv, message):
-    (root / "beir" / "qrels").mkdir(parents=True)
-    (root / "beir" / "qrels" / "train.tsv").write_text("query-id\tcorpus-id\tscore\n")
+    tiny_beir(root / "beir")  # 6 judged queries
     stages = [{"train": ["cv:train"], "loss": "mnrl"}]
     good = load(tmp_path, root, base_recipe(stages=stages, dev=[],
                                             cross_validation={"beir": "beir",
