@@ -64,6 +64,7 @@ def inspect(encoder: Encoder, text: str, text_pair: str | None = None) -> Inspec
     ids = enc["input_ids"][0].tolist()
     tokens = tok.convert_ids_to_tokens(ids)
     offsets = [tuple(map(int, o)) for o in enc["offset_mapping"][0].tolist()]
+    truncated = len(full["input_ids"]) > len(ids)
     return Inspection(
         text=text,
         text_pair=text_pair,
@@ -72,10 +73,11 @@ def inspect(encoder: Encoder, text: str, text_pair: str | None = None) -> Inspec
         segment_ids=segment_ids,
         special_mask=[s is None for s in sequence_ids],
         offsets=offsets,
-        word_groups=group_tokens(tokens, offsets, sequence_ids, segment_ids, texts),
+        word_groups=group_tokens(tokens, offsets, sequence_ids, segment_ids, texts,
+                                 truncated=truncated),
         attentions=attentions.float().numpy(),
         hidden_states=hidden.float().numpy(),
-        truncated=len(full["input_ids"]) > len(ids),
+        truncated=truncated,
     )
 
 
