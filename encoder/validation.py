@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from common.text import INVISIBLE_NOTE, has_visible_text
+
 
 def check_texts(texts: str | Sequence[str], *, what: str = "texts",
                 one_allowed: bool = True) -> list[str]:
@@ -29,4 +31,6 @@ def check_text(text: object, where: str = "text") -> str:
         raise TypeError(f"{where} must be a string, got {type(text).__name__}")
     if not text.strip():
         raise ValueError(f"{where} is empty or whitespace only; pass some text")
+    if not has_visible_text(text):
+        raise ValueError(f"{where} is empty: it holds {INVISIBLE_NOTE}; pass some text")
     return text

@@ -11,6 +11,8 @@ from typing import Any
 import faiss
 import numpy as np
 
+from common.text import INVISIBLE_NOTE, has_visible_text
+
 from . import db
 from .documents import Hit
 from .errors import QueryError
@@ -204,4 +206,7 @@ def check_queries(queries: Sequence[str]) -> list[str]:
             raise QueryError(f"a query must be a string, got {type(q).__name__}")
         if not q.strip():
             raise QueryError("empty query: type some words to search for")
+        if not has_visible_text(q):
+            raise QueryError(f"empty query: it holds {INVISIBLE_NOTE}; type some words to "
+                             "search for")
     return list(queries)

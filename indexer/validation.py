@@ -10,6 +10,7 @@ from dataclasses import asdict
 from typing import Any
 
 from common.corpus import Document
+from common.text import INVISIBLE_NOTE, has_visible_text
 
 from .errors import QueryError
 from .presets import PRESETS
@@ -89,6 +90,9 @@ def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[s
         raise TypeError(f"{where}['text'] must be a string, got {text!r} ({_kind(text)})")
     if not text.strip():
         raise ValueError(f"{where}['text'] is empty: a document needs some text")
+    if not has_visible_text(text):
+        raise ValueError(f"{where}['text'] is empty: it holds {INVISIBLE_NOTE}; a document "
+                         "needs some text")
     title = item.get("title")
     if title is not None and not isinstance(title, str):
         raise TypeError(f"{where}['title'] must be a string or None, got {_kind(title)}")

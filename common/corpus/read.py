@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import check_path
+from ..text import has_visible_text
 from .options import FORMATS, CorpusOptions
 from .records import Document
 from .report import CorpusReport
@@ -87,7 +88,7 @@ def _to_document(
     if not isinstance(text, str):
         report.skip(opts, where, line, f"text field {opts.text_field!r} is not a string")
         return None
-    if not text.strip():
+    if not has_visible_text(text):  # whitespace, control, zero-width or BOM only
         report.skip(opts, where, line, "empty text")
         return None
     id_fields = (opts.id_field,) if opts.id_field else ("id", "_id")

@@ -56,3 +56,10 @@ def test_odd_but_valid_text_encodes_to_unit_vectors(tiny_encoder, text):
     out = tiny_encoder.encode([text])
     assert np.isfinite(out).all()
     assert np.allclose(np.linalg.norm(out, axis=1), 1, atol=1e-5)
+
+
+@pytest.mark.parametrize("text", ["\x00\x01", "\u200b\u200d", "\ufeff", "\u00ad\u2060\t"])
+def test_text_with_nothing_visible_is_empty(tiny_encoder, text):
+    """The tokenizer drops these characters: the model saw only [CLS] [SEP], an arbitrary vector."""
+    with pytest.raises(ValueError, match=r"texts\[1\] is empty"):
+        tiny_encoder.encode(["ok", text])

@@ -1,0 +1,31 @@
+"""`has_visible_text`: whether a text shows a reader anything. Whitespace, control characters,
+zero-width and bidi marks, a byte-order mark, soft hyphens, variation selectors and the Hangul /
+Braille fillers show nothing, and BERT's tokenizer drops most of them: a text made only of them
+encodes as [CLS] [SEP], one arbitrary vector that ranks for every query. Every place that refuses
+an empty text refuses these the same way."""
+
+from __future__ import annotations
+
+import unicodedata
+
+# Cc control, Cf format (ZWSP..ZWJ, BOM, soft hyphen, bidi marks), Z* separators
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+_FILLERS = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0")  # grapheme joiner, Hangul, Braille
+
+
+def _invisible(ch: str) -> bool:
+    if ch.isspace() or ch in _FILLERS:
+        return True
+    cp = ord(ch)
+    if 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:  # variation selectors
+        return True
+    return unicodedata.category(ch) in _INVISIBLE_CATEGORIES
+
+
+def has_visible_text(text: str) -> bool:
+    """True when `text` holds at least one character a reader can see."""
+    return not all(_invisible(ch) for ch in text)
+
+
+# what the "is empty" errors add, so a user who sees characters in their input learns why
+INVISIBLE_NOTE = "only whitespace, control, zero-width or byte-order-mark characters"
