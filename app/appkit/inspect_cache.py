@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from .resources import _encoder
+from .resources import inspection_encoder
 
 if TYPE_CHECKING:
     from encoder import Inspection, WordTrajectory
@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 @st.cache_data(show_spinner="Running the encoder…", max_entries=32)
 def inspect_text(model_key: str, text: str, text_pair: str | None) -> Inspection:
-    return _encoder(model_key).inspect(text, text_pair)
+    return inspection_encoder(model_key).inspect(text, text_pair)
 
 
 @st.cache_data(show_spinner="Running the encoder on every context…", max_entries=32)
 def word_trajectory(model_key: str, contexts: tuple[str, ...], word: str) -> WordTrajectory:
-    return _encoder(model_key).word_trajectory(list(contexts), word)
+    return inspection_encoder(model_key).word_trajectory(list(contexts), word)

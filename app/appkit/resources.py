@@ -28,6 +28,20 @@ def _encoder(key: str) -> Encoder:
     return enc
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _torch_encoder(key: str) -> Encoder:
+    from encoder import load_encoder
+
+    return load_encoder(key, backend="torch")
+
+
+def inspection_encoder(key: str) -> Encoder:
+    """An encoder for pages that look inside the model (attention, trajectories, heads): all of
+    that runs on the torch model, so a model not loaded for search loads on torch alone, with no
+    fast-backend export (minutes for int8) it would never use. One already loaded is shared."""
+    return loaded_encoder(key) or _torch_encoder(key)
+
+
 def loaded_encoder(key: str) -> Encoder | None:
     """The encoder for `key` if this server has loaded it already (None: not loaded yet)."""
     return _loaded.get(key)
@@ -49,11 +63,12 @@ def backend_cells(key: str) -> dict[str, str]:
     return backend_row(enc, None if enc is not None else planned_backend(key))
 
 
-def get_encoder(key: str) -> Encoder:
-    """The encoder for a bundled name or a model folder; failures stop the page with a message."""
+def get_encoder(key: str, *, inspect_only: bool = False) -> Encoder:
+    """The encoder for a bundled name or a model folder; failures stop the page with a message.
+    `inspect_only`: the page only looks inside the model (see `inspection_encoder`)."""
     with st.spinner(f"Loading the encoder {key} (the first time takes a while)…"):
         try:
-            return _encoder(key)
+            return inspection_encoder(key) if inspect_only else _encoder(key)
         except (ValueError, TypeError, RuntimeError, OSError, ImportError) as exc:
             st.error(f"Cannot load the encoder {key!r}: {exc}")
             st.stop()

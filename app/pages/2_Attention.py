@@ -38,7 +38,7 @@ if not text.strip():
     st.info("Type a sentence (or pick an example in the sidebar) to see its attention.")
     st.stop()
 
-encoder = get_encoder(model_key)
+encoder = get_encoder(model_key, inspect_only=True)
 ins = call_or_stop(inspect_text, model_key, text, pair if pair.strip() else None)
 if ins.truncated:
     st.warning(f"The input is longer than {encoder.max_length} tokens and was truncated; "
@@ -81,7 +81,7 @@ if view == "Layer × head grid":
     elif other_key is None:
         st.plotly_chart(attention_grid(attn), key="grid")
     else:  # two models side by side, each with its own tokens and depth
-        get_encoder(other_key)
+        get_encoder(other_key, inspect_only=True)
         other = call_or_stop(inspect_text, other_key, text, pair if pair.strip() else None,
                              what=f"Second model {model_label(other_key)}")
         other_attn = merge_subwords(other.attentions, other.word_groups) if merge \

@@ -40,7 +40,7 @@ if len(contexts) < 2:
     st.info("Give at least two contexts, one per line, to compare the word across.")
     st.stop()
 
-encoder = get_encoder(model_key)
+encoder = get_encoder(model_key, inspect_only=True)
 traj = call_or_stop(word_trajectory, model_key, contexts, word.strip())
 lengths = encoder.token_lengths(list(contexts))
 over = [i + 1 for i, n in enumerate(lengths) if n > encoder.max_length]
@@ -52,7 +52,7 @@ if over:
 figure = similarity_by_layer(traj.cosine, traj.baseline, traj.contexts, traj.word,
                              model=model_label(model_key) if other_key else None)
 if other_key:
-    get_encoder(other_key)
+    get_encoder(other_key, inspect_only=True)
     other = call_or_stop(word_trajectory, other_key, contexts, word.strip(),
                          what=f"Second model {model_label(other_key)}")
     similarity_by_layer(other.cosine, other.baseline, other.contexts, other.word,

@@ -39,11 +39,12 @@ config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(PRETRAINING_PRESETS), key="pre-preset")
 preset = PRETRAINING_PRESETS[preset_name]
 model_key = pick_model(config, default=preset.model, key=f"pre-model-{preset_name}")
-encoder = get_encoder(model_key)
+encoder = get_encoder(model_key, inspect_only=True)
 others = models_with_heads(config, exclude=model_key)
 compare_label = st.sidebar.selectbox("Compare with", ["(none)", *others], key="pre-compare",
                                      help="Another model with MLM heads: a trained run folder.")
-compare = get_encoder(others[compare_label]) if compare_label in others else None
+compare = (get_encoder(others[compare_label], inspect_only=True) if compare_label in others
+           else None)
 problem = heads_problem(encoder)
 view = st.radio("View", VIEWS, horizontal=True, key="pre-view")
 
