@@ -171,7 +171,8 @@ class SemanticIndex(IndexWrites):
                 steps: int = 16):
         """Why `hit` matched `query`: the index's encoder explains the query against the hit's
         chunk as it was encoded (title included where the index puts it), with the query and
-        passage prompts → `encoder.Explanation`; its `score` is the hit's dense cosine."""
+        passage prompts → `encoder.Explanation`: its `backend_score` is the hit's dense cosine
+        (the index's backend), its `score` the torch fp32 cosine the attributions explain."""
         if not isinstance(hit, Hit):
             raise TypeError(f"hit must be a Hit from this index's search, got {type(hit).__name__}")
         passage = chunk_input(self.encoder, hit.title, hit.text,

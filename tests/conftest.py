@@ -9,6 +9,10 @@ import pytest
 from cli_runner import run_cli  # noqa: F401  (the fixture every CLI test runs commands with)
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# `auto` picks int8 first on a CPU with VNNI and fp32 ONNX on one with AVX2 only: pin what it
+# reads, here and in every process the tests start, so results do not depend on the machine.
+# Tests of the int8 path name that backend or inject the flags themselves.
+os.environ.setdefault("BERTSCOPE_CPU_FLAGS", "avx avx2")
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -74,6 +74,8 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
                    f" promised {ex.target:.4f} (the rest is the [PAD] reference's own "
                    f"similarity) · completeness error {ex.error:+.5f} "
                    f"({100 * ex.relative_error:.2f} %) · {ex.steps} steps")
+        if ex.score_note():
+            st.caption(ex.score_note())
         st.plotly_chart(attribution_heatmap(ex.word_matrix, ex.word_strings_a,
                                             ex.word_strings_b,
                                             "Query word × chunk word: share of the similarity"),

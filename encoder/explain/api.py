@@ -39,7 +39,20 @@ def explain(encoder: Encoder, a: str, b: str, *, method: str = "integrated-jacob
         parts = _jacobians(encoder, embeddings, sa, sb, steps)
     return Explanation(method=method, text_a=sa.text, text_b=sb.text, tokens_a=sa.tokens,
                        tokens_b=sb.tokens, words_a=sa.words, words_b=sb.words, steps=steps,
+                       backend=encoder.backend,
+                       backend_score=_backend_score(encoder, (a, prompt_a), (b, prompt_b),
+                                                    parts["score"]),
                        **parts)
+
+
+def _backend_score(encoder: Encoder, a: tuple[str, str | None], b: tuple[str, str | None],
+                   torch_score: float) -> float:
+    """The cosine `encoder.encode` gives the pair: the torch score where torch encodes, else
+    the export's own (an index built on it scores hits with these vectors)."""
+    if encoder.backend == "torch":
+        return torch_score
+    fa, fb = (encoder.encode([text], prompt=prompt)[0] for text, prompt in (a, b))
+    return float(fa @ fb)
 
 
 def _jacobians(encoder: Encoder, embeddings: torch.nn.Embedding, sa: Side, sb: Side,

@@ -23,10 +23,18 @@ class Explanation:
     word_matrix: np.ndarray  # (Wa, Wb)
     word_scores_a: np.ndarray  # (Wa,) each word of a's share of the similarity
     word_scores_b: np.ndarray  # (Wb,)
-    score: float  # cosine of the two texts' embeddings, as the model computes it
+    score: float  # cosine of the two texts' embeddings on the torch fp32 model (what is explained)
     target: float  # what the attributions promise to sum to (nan where nothing is promised)
     error: float  # completeness error: word_matrix.sum() - target (nan for occlusion)
     steps: int  # integration points (0 for occlusion)
+    backend: str = "torch"  # what the encoder's `encode` (and so an index's hits) runs on
+    backend_score: float = float("nan")  # the cosine `encode` gives there (= score on torch)
+
+    @property
+    def score_gap(self) -> float:
+        """backend_score - score: how far the encoding backend's cosine (an int8 or ONNX
+        export's) lies from the torch cosine that the attributions explain."""
+        return self.backend_score - self.score
 
     @property
     def word_strings_a(self) -> list[str]:
@@ -35,6 +43,14 @@ class Explanation:
     @property
     def word_strings_b(self) -> list[str]:
         return [g.word for g in self.words_b]
+
+    def score_note(self) -> str:
+        """One sentence on the two cosines where the backend is not torch, else ""."""
+        if self.backend == "torch":
+            return ""
+        return (f"The {self.backend} backend that encodes for search gives cosine "
+                f"{self.backend_score:.4f}; the explanation attributes the torch fp32 model's "
+                f"{self.score:.4f} (gradients need the float model), {self.score_gap:+.4f} apart.")
 
     @property
     def relative_error(self) -> float:

@@ -93,6 +93,14 @@ def test_auto_order_follows_int8_dot_products(tmp_path):
     assert backends_module.cpu_flags(tmp_path / "missing") == frozenset()
 
 
+def test_cpu_flags_can_be_pinned_by_the_environment(monkeypatch):
+    monkeypatch.setenv("BERTSCOPE_CPU_FLAGS", "avx2,avx512_vnni")
+    assert backends_module.cpu_flags() == {"avx2", "avx512_vnni"}
+    assert backends_module.auto_order()[0] == "openvino-int8"
+    monkeypatch.setenv("BERTSCOPE_CPU_FLAGS", "avx2")
+    assert backends_module.auto_order()[0] == "onnx"
+
+
 # -- every backend -------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", FAST)
 def test_every_backend_agrees_with_torch(home, reference, tiny_model_dir, backend):

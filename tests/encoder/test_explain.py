@@ -14,6 +14,15 @@ A = "A man is playing a guitar."
 B = "Someone plays unbelievably loud music."
 
 
+def torch_cosine(enc, a: str, b: str, prompt_a: str | None = None,
+                 prompt_b: str | None = None) -> float:
+    """The cosine on the torch fp32 model, whichever backend `enc` encodes with."""
+    fa, fb = (enc.model.encode([t], prompt=enc.prompt_prefix(p) or None,
+                               normalize_embeddings=True)[0]
+              for t, p in ((a, prompt_a), (b, prompt_b)))
+    return float(fa @ fb)
+
+
 @pytest.fixture(scope="module")
 def explained(tiny_encoder):
     return {steps: tiny_encoder.explain(A, B, steps=steps) for steps in (1, 2, 4, 16)}
@@ -21,9 +30,10 @@ def explained(tiny_encoder):
 
 def test_attributions_sum_to_the_promised_target(explained, tiny_encoder):
     e = explained[16]
-    fa = tiny_encoder.encode([A])[0]
-    fb = tiny_encoder.encode([B])[0]
-    assert e.score == pytest.approx(float(fa @ fb), abs=1e-5)  # the cosine encode() gives
+    assert e.score == pytest.approx(torch_cosine(tiny_encoder, A, B), abs=1e-5)
+    fa, fb = tiny_encoder.encode([A])[0], tiny_encoder.encode([B])[0]
+    assert e.backend == tiny_encoder.backend
+    assert e.backend_score == pytest.approx(float(fa @ fb), abs=1e-5)  # what encode() gives
     assert abs(e.error) <= 1e-4 * abs(e.target) + 1e-6
     assert e.token_matrix.sum() == pytest.approx(e.target, rel=1e-4, abs=1e-6)
     # words only regroup tokens: nothing is lost or added
@@ -49,6 +59,20 @@ def test_specials_get_nothing_and_words_merge_subwords(explained):
     assert e.word_matrix.shape == (len(e.words_a), len(e.words_b))
 
 
+def test_an_export_backend_reports_both_cosines(tiny_model_dir):
+    """int8 vectors score a hit; gradients need the float model: the explanation gives both."""
+    enc = load_encoder(tiny_model_dir, backend="openvino-int8")  # explicit: on any CPU
+    e = enc.explain(A, B, steps=2)
+    v, w = enc.encode([A])[0], enc.encode([B])[0]
+    assert (e.backend, e.backend_score) == ("openvino-int8", pytest.approx(float(v @ w),
+                                                                           abs=1e-6))
+    assert e.score == pytest.approx(torch_cosine(enc, A, B), abs=1e-5)
+    assert e.score_gap == pytest.approx(e.backend_score - e.score)
+    assert f"{e.backend_score:.4f}" in e.score_note() and f"{e.score:.4f}" in e.score_note()
+    on_torch = load_encoder(tiny_model_dir, backend="torch").explain(A, B, steps=2)
+    assert on_torch.backend_score == on_torch.score and on_torch.score_note() == ""
+
+
 def test_chinese_words_come_from_jieba(tiny_encoder):
     e = tiny_encoder.explain("苹果发布了新手机", "我吃了一个苹果", steps=2)
     assert e.word_strings_a == ["苹果", "发布", "了", "新手机"]
@@ -71,9 +95,8 @@ def test_prompt_prefix_is_read_but_not_attributed(tiny_model_dir):
 
 
 def test_occlusion_scores_are_cosine_drops(tiny_encoder):
-    e = tiny_encoder.explain(A, B, method="occlusion")
-    fb = tiny_encoder.encode([B])[0]
-    drop = e.score - float(tiny_encoder.encode([without(A, [(2, 5)])])[0] @ fb)  # "man"
+    e = tiny_encoder.explain(A, B, method="occlusion")  # on the torch model, as explained
+    drop = e.score - torch_cosine(tiny_encoder, without(A, [(2, 5)]), B)  # "man"
     assert e.word_strings_a[1] == "man"
     assert e.word_scores_a[1] == pytest.approx(drop, abs=1e-5)
     assert e.token_matrix is None and np.isnan(e.error) and e.steps == 0
@@ -123,6 +146,9 @@ def test_real_models_keep_the_promise(name, request):
                     prompt_a="query", prompt_b="passage")
     v = enc.encode(["How do vaccines work?"], prompt="query")[0]
     w = enc.encode(["Vaccines train the immune system."], prompt="passage")[0]
-    assert e.score == pytest.approx(float(v @ w), abs=1e-4)
+    assert e.score == pytest.approx(torch_cosine(enc, "How do vaccines work?",
+                                                 "Vaccines train the immune system.",
+                                                 "query", "passage"), abs=1e-4)
+    assert e.backend_score == pytest.approx(float(v @ w), abs=1e-4)  # whichever backend
     assert e.relative_error < 0.05
     assert e.word_strings_b[0] == "Vaccines"
