@@ -64,14 +64,14 @@ def get_index(model: str, corpus: dict, home: Path, backend: str | None = None, 
 def bm25_documents(corpus: dict, qids: list[str], texts: list[str]):
     """BM25 over whole documents (title + text), no model: the classic BEIR baseline.
     (run, search seconds)."""
-    from indexer.lexical import Bm25Params
+    from common.lexical import Bm25Params
 
     return bm25_grid(corpus, qids, texts, [Bm25Params()])[Bm25Params()]
 
 
 def bm25_grid(corpus: dict, qids: list[str], texts: list[str], params: list) -> dict:
     """{Bm25Params: (BM25 top-100 run over whole documents, search seconds)}; tokenised once."""
-    from indexer.lexical import LexicalIndex, tokenize
+    from common.lexical import LexicalIndex, tokenize
 
     ids = list(corpus)
     tokens = [tokenize(f"{corpus[i]['title']} {corpus[i]['text']}") for i in ids]

@@ -32,7 +32,7 @@ from fusion_cv import cross_validate, cross_validate_configs, paired_bootstrap, 
 from retrieval import bm25_grid  # noqa: E402
 
 from common import bertscope_home  # noqa: E402
-from indexer.lexical import Bm25Params  # noqa: E402
+from common.lexical import Bm25Params  # noqa: E402
 from metrics import evaluate_run, load_beir  # noqa: E402
 
 

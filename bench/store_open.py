@@ -22,8 +22,8 @@ import numpy as np
 from benchkit import machine, median, write_results
 
 from common import bertscope_home, file_checksum
+from common.lexical import LexicalIndex, tokenize
 from indexer import Document, SemanticIndex, db, store
-from indexer.lexical import LexicalIndex, tokenize
 from indexer.presets import create, spec_for, train_and_add
 
 DIM = 384

@@ -34,6 +34,8 @@ Public surface (see indexer/README.md for the whole guide):
     PRESETS; MODES; FUSIONS
 """
 
+from common.lexical import Bm25Params
+
 from .build import BuildProgress, build_index
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
@@ -50,7 +52,6 @@ from .errors import (
 )
 from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex
-from .lexical import Bm25Params
 from .movement import Movement, rank_movements
 from .presets import PRESETS
 from .rebuild import rebuild_index

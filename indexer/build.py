@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from common import check_path
+from common.lexical import Bm25Params, LexicalIndex, tokenize
 
 from . import db, store
 from .build_progress import BuildProgress
@@ -23,7 +24,6 @@ from .documents import Document
 from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg, encoder_fields
-from .lexical import Bm25Params, LexicalIndex, tokenize
 from .presets import create, spec_for, train_and_add
 from .rayivf import ShardedVectors
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key

@@ -14,11 +14,12 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from common.lexical import LexicalIndex, tokenize
+
 from . import db
 from .chunking import Chunk
 from .documents import Document
 from .errors import ConcurrentWriteError
-from .lexical import LexicalIndex, tokenize
 from .presets import Spec, create, train_and_add
 from .store import Staging, write_vectors
 

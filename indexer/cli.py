@@ -36,9 +36,10 @@ def _backend(st) -> str:
 
 
 def cmd_build(args) -> int:
+    from common.lexical import Bm25Params
+
     from .build import build_index
     from .chunking import ChunkingConfig
-    from .lexical import Bm25Params
 
     index = build_index(
         args.corpus, args.out, model=args.model, preset=args.index,

@@ -12,6 +12,8 @@ from typing import Any
 import faiss
 import numpy as np
 
+from common.lexical import Bm25Params, LexicalIndex
+
 from . import db, store
 from .changes import WorkingCopy
 from .chunking import ChunkingConfig, chunk_input
@@ -20,7 +22,6 @@ from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
 from .index_encoder import check_fits, check_open_args, index_backend, load_index_encoder
 from .index_writes import IndexWrites
-from .lexical import Bm25Params, LexicalIndex
 from .presets import Spec
 from .search import MODES, Searcher
 from .stats import IndexStats, row_counts, stats_of

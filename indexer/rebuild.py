@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from common import check_path
+from common.lexical import Bm25Params
 
 from . import db, store
 from .build import SHARD_SIZE, BuildProgress, build_index
@@ -17,7 +18,6 @@ from .documents import SkippedRow
 from .errors import IndexerError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
-from .lexical import Bm25Params
 from .validation import check_build_args
 
 

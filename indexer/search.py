@@ -11,6 +11,7 @@ from typing import Any
 import faiss
 import numpy as np
 
+from common.lexical import LexicalIndex
 from common.text import INVISIBLE_NOTE, has_visible_text
 
 from . import db
@@ -18,7 +19,6 @@ from .documents import Hit
 from .errors import QueryError
 from .filters import compile_filter
 from .fusion import DEFAULT_WEIGHTS, FUSIONS, check_weights, fuse
-from .lexical import LexicalIndex
 from .presets import Spec, check_knobs, exhaustive_knobs, search_params
 from .validation import check_flag, check_rrf_k
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from common.lexical import Bm25Params
+
 from . import db
 from .documents import SkippedRow
 from .index_encoder import index_backend, index_fidelity
-from .lexical import Bm25Params
 
 
 @dataclass(frozen=True)

@@ -3,17 +3,19 @@
 The negatives are what BM25 ranks high for the query but the qrels do not mark relevant: the
 documents a dense model must learn to push below the relevant one. `skip` drops the very top
 non-relevant hits, which in sparsely judged sets (SciFact: ~1.1 judged documents a query) are
-often unjudged positives. Uses `bm25s` directly (the indexer's BM25 is not imported: training and
-indexer never import each other). Queries are dealt into folds for cross-validation.
+often unjudged positives. BM25 is `common.lexical`'s, the one the indexer searches with.
+Queries are dealt into folds for cross-validation.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import random
 from collections.abc import Sequence
 from pathlib import Path
+
+from common.atomic import write_atomic
+from common.lexical import LexicalIndex, tokenize
 
 
 def document_text(doc: dict) -> str:
@@ -29,31 +31,18 @@ def assign_folds(qids: Sequence[str], folds: int, seed: int) -> dict[str, int]:
 
 
 class Bm25:
-    """BM25 over a BEIR corpus (English: lower-cased, stop words out, Snowball stems)."""
+    """BM25 over a BEIR corpus's documents (title + text), tokenised as the indexer's BM25 is
+    (`common.lexical`: English stems without stop words, Chinese jieba words)."""
 
     def __init__(self, corpus: dict[str, dict]) -> None:
-        import bm25s
-        import Stemmer
-
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
-        self._bm25s = bm25s
-        self.stemmer = Stemmer.Stemmer("english")
         self.ids = list(corpus)
-        self.retriever = bm25s.BM25()
-        self.retriever.index(self._tokens([document_text(corpus[i]) for i in self.ids]),
-                             show_progress=False)
-
-    def _tokens(self, texts: Sequence[str]) -> list[list[str]]:
-        tokens = self._bm25s.tokenize(list(texts), stopwords="en", stemmer=self.stemmer,
-                                      return_ids=False, show_progress=False)
-        return [t or [""] for t in tokens]
+        self.index = LexicalIndex.build(range(len(self.ids)),
+                                        [tokenize(document_text(corpus[i])) for i in self.ids])
 
     def search(self, queries: Sequence[str], k: int) -> list[list[tuple[str, float]]]:
         """Top-k (doc id, score) per query, best first; zero-score documents left out."""
-        docs, scores = self.retriever.retrieve(self._tokens(queries), k=min(k, len(self.ids)),
-                                               show_progress=False, n_threads=1)
-        return [[(self.ids[d], float(s)) for d, s in zip(dr, sr, strict=True) if s > 0]
-                for dr, sr in zip(docs, scores, strict=True)]
+        return [[(self.ids[pos], score) for pos, score in hits]
+                for hits in self.index.search(queries, k)]
 
 
 def mine_triplets(
@@ -87,8 +76,6 @@ def mine_triplets(
 
 def write_jsonl(rows: list[dict], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
-    tmp.replace(path)
+    with write_atomic(path, "w", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return path

@@ -11,10 +11,10 @@ from pathlib import Path
 import faiss
 
 from common import check_path, file_checksum
+from common.lexical import LexicalIndex
 
 from .. import db
 from ..errors import CorruptIndexError, IndexerError
-from ..lexical import LexicalIndex
 from .manifest import MANIFEST, ROLES, entry_path, read_manifest, read_raw, rebuild_hint, token
 from .vectors import read_vectors
 

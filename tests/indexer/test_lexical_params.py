@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.lexical import Bm25Params, LexicalIndex, tokenize
+from common.lexical import Bm25Params, LexicalIndex, tokenize
 
 SHORT = tokenize("apple")
 LONG = tokenize("apple apple apple " + " ".join(f"filler{i}" for i in range(40)))

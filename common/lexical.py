@@ -1,5 +1,6 @@
-"""BM25 over chunks with `bm25s`; a tokenizer for English (lower-cased, stop words out, Snowball
-stems) and Chinese (`jieba` words) in one pass."""
+"""BM25 with `bm25s`, and its one tokenizer: English lower-cased, stop words out, Snowball stems;
+Chinese as `jieba` words; in one pass. The indexer's lexical search and training's hard-negative
+mining both use it (imported on its own: `from common.lexical import ...`)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ def tokenize(text: str) -> list[str]:
 
 
 class LexicalIndex:
-    """BM25 over a list of token lists; position i is `ids[i]` (a chunk id)."""
+    """BM25 over a list of token lists; position i is `ids[i]` (an index's chunk id, or any
+    integer key: a document's position)."""
 
     def __init__(self, retriever, ids: np.ndarray) -> None:
         self.retriever = retriever
