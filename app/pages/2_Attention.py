@@ -19,6 +19,7 @@ st.set_page_config(page_title="Attention · BERTScope", layout="wide")
 st.title("Attention, layer by layer")
 load_libraries()
 from encoder import merge_subwords  # noqa: E402  (after the title: see appkit/startup.py)
+from encoder.reading import read_tokens  # noqa: E402
 
 config = AppConfig.from_env()
 
@@ -28,7 +29,8 @@ model_key = pick_model(config, default=preset.model, key=f"attn-model-{preset_na
 other_key = pick_second_model(config, key="attn-compare")
 merge = st.sidebar.toggle(
     "Merge subword tokens into words", key="attn-merge",
-    help="Rows average the word's tokens, columns sum them; Chinese words come from jieba.")
+    help="Rows average the word's tokens, columns sum them. Chinese words come from jieba; "
+         "where one token spans two of them (了一个), they are shown as one word.")
 text = st.text_area("Sentence A", preset.text, key=f"attn-a-{preset_name}", max_chars=4000)
 pair = st.text_area(
     "Sentence B (optional — makes a pair: [CLS] A [SEP] B [SEP])", preset.text_pair or "",
@@ -44,20 +46,22 @@ if ins.truncated:
     st.warning(f"The input is longer than {encoder.max_length} tokens and was truncated; "
                f"the figures show its first {len(ins.tokens)} tokens.")
 
-unknown = encoder.tokenizer.unk_token
-real = [t for t, special in zip(ins.tokens, ins.special_mask, strict=True) if not special]
-framing = 3 if pair.strip() else 2  # [CLS] A [SEP] (B [SEP]): the tokenizer's own
-if len(ins.tokens) <= framing:
+reading = read_tokens(ins.tokens, ins.special_mask, encoder.tokenizer.unk_token)
+if reading.reads_nothing:
     st.info(f"{encoder.name} reads no token in this text (only control characters or symbols "
             "its tokenizer drops): type some words.")
     st.stop()
-if real and sum(t == unknown for t in real) / len(real) > 0.25:
-    st.warning(f"{sum(t == unknown for t in real)} of {len(real)} tokens are {unknown}: "
+if reading.unknown_share > 0.25:
+    st.warning(f"{reading.unknown} of {reading.tokens} tokens are {encoder.tokenizer.unk_token}: "
                f"{encoder.name} does not know this script. For Chinese, pick e5-multilingual.")
 
 attn = merge_subwords(ins.attentions, ins.word_groups) if merge else ins.attentions
 labels = ins.words if merge else ins.tokens
 layers, heads = attn.shape[:2]
+if reading.word_starts and not merge:
+    st.caption(f"“▁” is SentencePiece's word-start mark: {encoder.name} reads it as a token of "
+               f"its own here ({reading.word_starts}×), before the word it opens. Merging "
+               "subwords folds it into that word.")
 
 with st.expander(f"{len(ins.tokens)} tokens, {len(ins.word_groups)} words — segments and ids"):
     st.dataframe(pd.DataFrame({

@@ -113,3 +113,20 @@ def test_long_input_is_truncated_with_a_note(page):
     assert any("truncated" in t for t in texts(at.warning))
     assert any("The grid is drawn for up to" in t for t in texts(at.info))
     assert len(enlarged(at)["layout"]["xaxis"]["ticktext"]) == 256  # minilm's max length
+
+
+def test_chinese_merged_words_keep_every_character(page):
+    """Issue 25: merged, 我今天吃了一个苹果 lost 一个 and 苹果发布了新款手机 lost 了."""
+    at = page("attention")
+    at.sidebar.selectbox[0].set_value("中文: 苹果好吃，iPhone更好用。").run()  # picks e5
+    at.text_area[0].set_value("我今天吃了一个苹果").run()
+    at.text_area[1].set_value("苹果发布了新款手机").run()
+    tokens = enlarged(at)["layout"]["xaxis"]["ticktext"]
+    assert "\u2581" in tokens  # XLM-R reads a lone word-start mark before the second 苹果
+    assert any("word-start mark" in t for t in texts(at.caption))
+    at.sidebar.toggle[0].set_value(True).run()
+    assert_clean(at)
+    labels = [w.replace("\u200b", "") for w in enlarged(at)["layout"]["xaxis"]["ticktext"]]
+    words = [w for w in labels if w not in ("<s>", "</s>")]
+    assert "".join(words) == "我今天吃了一个苹果" + "苹果发布了新款手机"
+    assert "\u2581" not in words and not any("word-start" in t for t in texts(at.caption))
