@@ -27,7 +27,12 @@ from .index_encoder import check_backend_arg, encoder_fields
 from .presets import create, spec_for, train_and_add
 from .rayivf import ShardedVectors
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
-from .validation import check_build_args, check_document_list, coerce_document
+from .validation import (
+    check_build_args,
+    check_document_list,
+    check_positive_int,
+    coerce_document,
+)
 
 ENGINES = ("local", "ray")
 
@@ -72,10 +77,7 @@ def build_index(
     base = store.check_target(out)  # before anything is read, encoded or written
     check_build_args(preset, batch_size, shard_size, progress)
     backend = check_backend_arg(backend, none_ok=False)
-    if engine == "ray" and ray_address:
-        from .raybuild import probe
-
-        probe(ray_address)  # an unreachable cluster fails before the corpus is read
+    workers = _check_engine(engine, workers, ray_address)
     report_progress = progress or (lambda p: None)
     chunking = chunking or ChunkingConfig()
     if not isinstance(chunking, ChunkingConfig):
@@ -124,7 +126,7 @@ def build_index(
         clock = time.perf_counter()
         chunks, vectors, ray_stages = encode()
         stages.update(ray_stages, encode_s=time.perf_counter() - clock)
-        build = {"engine": engine, "workers": workers if engine == "ray" else 1,
+        build = {"engine": engine, "workers": vectors.workers if engine == "ray" else 1,
                  "stages": stages}
         built = _publish(out, base, enc, docs, chunks, vectors, preset, chunking, bm25, report,
                          source, report_progress, build)
@@ -140,6 +142,24 @@ def build_index(
     store.remove_private(out, store.BUILD)
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built
+
+
+def _check_engine(engine: str, workers: int, ray_address: str | None) -> int:
+    """The Ray workers to ask for; Ray settings given to the local engine are errors, not
+    ignored, and more workers than this machine's CPUs run as many as there are CPUs."""
+    if engine != "ray":
+        for name, value, default in (("workers", workers, 1), ("ray_address", ray_address, None)):
+            if value != default:
+                raise ValueError(f"{name}={value!r} applies only to engine='ray': pass "
+                                 f"engine='ray', or leave {name} out")
+        return 1
+    from . import raybuild
+
+    check_positive_int(workers, "workers")
+    if ray_address:
+        raybuild.probe(ray_address)  # an unreachable cluster fails before the corpus is read
+        return workers  # bounded by the cluster's CPUs once joined
+    return raybuild.bounded_workers(workers, raybuild.local_cpus(), "this machine")
 
 
 def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, bm25,

@@ -16,7 +16,7 @@ from pathlib import Path
 from common import check_output_file, os_error_text
 from common.corpus import skipped_lines
 
-from .cli_args import corpus_options, filter_arg, knobs, listed, parser
+from .cli_args import RAY_WORKERS, corpus_options, filter_arg, knobs, listed, parse
 from .cli_progress import ChunkBar, StageBar
 
 EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
@@ -45,7 +45,8 @@ def cmd_build(args) -> int:
         args.corpus, args.out, model=args.model, preset=args.index,
         corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
-        progress=StageBar(), engine=args.engine, workers=args.workers, ray_address=args.ray_address,
+        progress=StageBar(), engine=args.engine,
+        workers=args.workers or RAY_WORKERS, ray_address=args.ray_address,
         backend=args.backend, bm25=Bm25Params(args.bm25_k1, args.bm25_b),
     )
     st = index.stats()
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    args = parser().parse_args(argv)  # before transformers: `--help` and bad flags stay quick
+    args = parse(argv)  # before transformers: `--help` and bad flags stay quick
     try:
         from transformers.utils import logging as hf_logging
 

@@ -15,6 +15,24 @@ EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
 BACKEND_CHOICES = (AUTO, *BACKENDS)
 
 
+RAY_WORKERS = 2  # `build --engine ray` without --workers
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The arguments of `argv`; flags that the chosen command would ignore are usage errors."""
+    p = parser()
+    args = p.parse_args(argv)
+    if args.command == "build" and args.engine != "ray":
+        ignored = [flag for flag, value in (("--workers", args.workers),
+                                            ("--ray-address", args.ray_address))
+                   if value is not None]
+        if ignored:
+            both = len(ignored) > 1
+            p.error(f"{' and '.join(ignored)} {'apply' if both else 'applies'} only to --engine "
+                    f"ray: add --engine ray, or leave {'them' if both else 'it'} out")
+    return args
+
+
 def parser() -> argparse.ArgumentParser:
     from .corpus import FORMATS
     from .fusion import DEFAULT_FUSION, FUSIONS
@@ -54,7 +72,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--shard-size", type=POSITIVE, default=1024, help="chunks per resumable shard")
     b.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="ray: chunk and embed on Ray Data actors (see --workers, --ray-address)")
-    b.add_argument("--workers", type=POSITIVE, default=2, help="--engine ray: encoder actors")
+    b.add_argument("--workers", type=POSITIVE, help="--engine ray: encoder actors (default "
+                   f"{RAY_WORKERS}; at most the CPUs there are)")
     b.add_argument("--ray-address", help="--engine ray: join this cluster (ray start --head "
                    "prints it); default: start Ray on this machine")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import socket
 import time
@@ -27,6 +28,8 @@ from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .documents import Document
 from .errors import IndexerError
 from .rayivf import ShardedVectors
+
+log = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS_PER_SHARD = 256
@@ -108,6 +111,24 @@ def shards_key(fingerprint: str, docs: list[Document], chunking: ChunkingConfig,
     for d in docs:
         key.update(json.dumps([d.id, d.title, d.text], ensure_ascii=False).encode() + b"\0")
     return key.hexdigest()
+
+
+def local_cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def bounded_workers(workers: int, cpus: int, where: str) -> int:
+    """`workers`, or `cpus` when there are fewer, said: each worker takes one CPU, so more would
+    wait for a CPU (on a cluster: forever) or, on a local Ray told it has them, thrash."""
+    if workers > cpus:
+        log.warning("workers=%d, but %s has %d CPUs: running %d Ray workers", workers, where,
+                    cpus, cpus)
+        return cpus
+    return workers
 
 
 def start_ray(address: str | None, workers: int) -> None:
@@ -209,6 +230,11 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
         t = time.perf_counter()
         start_ray(address, workers)
         stages["ray_start_s"] = time.perf_counter() - t
+        if address:
+            import ray
+
+            cpus = int(ray.cluster_resources().get("CPU", 0)) or workers
+            workers = bounded_workers(workers, cpus, f"the Ray cluster at {address}")
         model = enc.name if _bundled(enc.name) else str(enc.path)
         t = time.perf_counter()
         stages.update(run_shards(model, docs, pending, per_shard, chunking, batch_size, work,
@@ -220,7 +246,7 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
         chunks += read_rows(work, s)
     stages["assemble_s"] = time.perf_counter() - t
     vectors = ShardedVectors(work, [shard_paths(work, s)[0] for s in range(n_shards)], enc.dim,
-                             address, workers)
+                             address, min(workers, n_shards))  # the workers a shard each ran
     return chunks, vectors, {k: round(v, 3) for k, v in stages.items()}
 
 

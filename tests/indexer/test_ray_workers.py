@@ -1,0 +1,49 @@
+"""Ray settings are never ignored: `workers` / `ray_address` without the Ray engine are refused,
+and more workers than there are CPUs run as many as there are CPUs, said and recorded."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from indexer import build_index, raybuild
+
+
+@pytest.mark.parametrize("flags", [["--workers", "3"], ["--ray-address", "127.0.0.1:6379"],
+                                   ["--engine", "local", "--workers", "1"]])
+def test_cli_ray_flags_without_the_ray_engine_are_refused(tmp_path, run_cli, flags):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "a", "text": "cats purr"}) + "\n")
+    done = run_cli("indexer", "build", "--corpus", corpus, "--out", tmp_path / "idx", *flags)
+    assert done.code == 2 and flags[-2] in done.error and "--engine ray" in done.error
+    assert not (tmp_path / "idx").exists()
+
+
+@pytest.mark.parametrize("settings,said", [
+    (dict(workers=3), "workers=3 applies only to engine='ray'"),
+    (dict(ray_address="auto"), "ray_address='auto' applies only to engine='ray'"),
+    (dict(engine="ray", workers=0), "workers must be a positive integer, got 0"),
+    (dict(engine="ray", workers="4"), "workers must be a positive integer, got '4'"),
+])
+def test_library_ray_settings_are_checked(tmp_path, tiny_encoder, settings, said):
+    with pytest.raises(ValueError, match=said.replace("(", r"\(").replace(")", r"\)")):
+        build_index([{"id": "a", "text": "cats"}], tmp_path / "idx", model=tiny_encoder,
+                    **settings)
+
+
+def test_more_workers_than_cpus_run_as_many_as_cpus(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert raybuild.bounded_workers(1000, 2, "this machine") == 2
+    assert "workers=1000, but this machine has 2 CPUs: running 2 Ray workers" in caplog.text
+    assert raybuild.bounded_workers(2, 2, "this machine") == 2
+
+
+def test_a_ray_build_records_the_workers_that_ran(tmp_path, tiny_encoder, docs, ray_cpus,
+                                                   caplog):
+    with caplog.at_level(logging.WARNING):
+        built = build_index(docs[:10], tmp_path / "ray", model=tiny_encoder, preset="flat",
+                            engine="ray", workers=1000)
+    assert "workers=1000, but this machine has" in caplog.text
+    assert built.manifest["build"]["workers"] == 1  # 10 documents: one shard, one worker
