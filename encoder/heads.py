@@ -14,16 +14,16 @@ trained, on what, and for which model. The encoder's own `model.safetensors` sta
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file, save
 from torch import nn
 from transformers.models.bert.modeling_bert import BertPooler, BertPreTrainingHeads
 
+from common.atomic import write_atomic, write_json_atomic
 from common.home import bertscope_home
 
 HEADS_FILE = "mlm_heads.safetensors"
@@ -90,13 +90,9 @@ def save_heads(
     renamed, the JSON last: a folder with the JSON has complete heads)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / (HEADS_FILE + ".tmp")
-    save_file(head_state(heads, pooler), str(tmp), metadata={"format": str(HEADS_FORMAT)})
-    os.replace(tmp, folder / HEADS_FILE)
-    tmp = folder / (HEADS_META + ".tmp")
-    tmp.write_text(json.dumps({"format": HEADS_FORMAT, **meta}, indent=2, ensure_ascii=False)
-                   + "\n", encoding="utf-8")
-    os.replace(tmp, folder / HEADS_META)
+    with write_atomic(folder / HEADS_FILE) as fh:
+        fh.write(save(head_state(heads, pooler), metadata={"format": str(HEADS_FORMAT)}))
+    write_json_atomic(folder / HEADS_META, {"format": HEADS_FORMAT, **meta})
     return folder
 
 

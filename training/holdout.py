@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.atomic import write_atomic, write_json_atomic
+
 from .errors import TrainingError
 
 PARTS = ("select", "heldout")  # sized parts, dealt in this order; "train" is the rest
@@ -92,9 +94,8 @@ def materialise(source: Path, spec: HoldoutSpec, cache: Path) -> dict[str, Path]
     parts = split_rows(rows, spec)
     folder.mkdir(parents=True, exist_ok=True)
     for part, indices in parts.items():
-        tmp = files[part].with_suffix(".tmp")
-        tmp.write_text("".join(lines[i][1] + "\n" for i in indices), encoding="utf-8")
-        tmp.replace(files[part])
+        with write_atomic(files[part], "w", encoding="utf-8") as fh:
+            fh.write("".join(lines[i][1] + "\n" for i in indices))
     record = {
         "format": SPLIT_FORMAT,
         "source": str(source),
@@ -105,7 +106,7 @@ def materialise(source: Path, spec: HoldoutSpec, cache: Path) -> dict[str, Path]
         "parts": {p: {"pairs": len(ix), "lines": [lines[i][0] for i in ix]}
                   for p, ix in parts.items()},
     }
-    (folder / "split.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    write_json_atomic(folder / "split.json", record)  # last: it marks the parts complete
     return files
 
 
