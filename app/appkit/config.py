@@ -17,12 +17,15 @@ class AppConfig:
     data_root: Path  # server-side corpus paths must lie inside it
     runs_root: Path  # trained model folders are found below it
     upload_limit_mb: int  # largest uploaded corpus file
+    default_index: str = "bbc-news"  # the index pages open on when present (`make default-index`)
 
     @classmethod
     def from_env(cls) -> AppConfig:
         """`BERTSCOPE_INDEX_ROOT` (default `indexes`), `BERTSCOPE_DATA_ROOT` (default
         `../shared/data`), `BERTSCOPE_RUNS_ROOT` (default `$BERTSCOPE_HOME/runs`),
-        `BERTSCOPE_UPLOAD_LIMIT_MB` (default 50). Relative paths are taken from the repository."""
+        `BERTSCOPE_UPLOAD_LIMIT_MB` (default 50), `BERTSCOPE_DEFAULT_INDEX` (default `bbc-news`,
+        the folder `make default-index` builds, named relative to the index root). Relative
+        paths are taken from the repository."""
         env = os.environ.get
         return cls(
             index_root=_absolute(env("BERTSCOPE_INDEX_ROOT", "indexes")),
@@ -30,6 +33,7 @@ class AppConfig:
             runs_root=_absolute(env("BERTSCOPE_RUNS_ROOT",
                                     str(bertscope_home("runs", create=False)))),
             upload_limit_mb=int(env("BERTSCOPE_UPLOAD_LIMIT_MB", "50")),
+            default_index=env("BERTSCOPE_DEFAULT_INDEX", "bbc-news"),
         )
 
 

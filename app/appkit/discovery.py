@@ -28,6 +28,12 @@ def find_indexes(root: Path) -> list[Path]:
     return found
 
 
+def default_position(names: list[str], default: str) -> int:
+    """Where a list of index names opens: on the default index when it is there, else the first
+    (alphabetical order alone put any index named before `bbc-news` in front of it)."""
+    return names.index(default) if default in names else 0
+
+
 def is_model_folder(folder: Path) -> bool:
     """A sentence-transformers folder (`modules.json`) or a transformers one (`config.json`)."""
     return (folder / "modules.json").is_file() or (

@@ -7,7 +7,7 @@ import time
 
 import streamlit as st
 from appkit.config import AppConfig
-from appkit.discovery import find_indexes, label
+from appkit.discovery import default_position, find_indexes, label
 from appkit.filters import build_filter
 from appkit.guard import call_or_stop
 from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
@@ -29,7 +29,8 @@ if not indexes:
     st.info(f"No index found under {config.index_root}. Run `make default-index`, or build one "
             "on the Index page.")
     st.stop()
-name = st.sidebar.selectbox("Index", list(indexes), key="search-index")
+name = st.sidebar.selectbox("Index", list(indexes), key="search-index",
+                            index=default_position(list(indexes), config.default_index))
 k = st.sidebar.slider("Results (k)", 1, 50, 10, key="search-k")
 # hybrid first: on SciFact it beat both of its parts (bench/results/retrieval.md, fusion.md)
 mode = st.sidebar.radio("Mode", ["hybrid", "dense", "lexical"], horizontal=True, key="search-mode",

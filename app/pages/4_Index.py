@@ -5,7 +5,7 @@ import streamlit as st
 from appkit.backends import fidelity_text
 from appkit.config import AppConfig
 from appkit.confine import confine_path
-from appkit.discovery import find_indexes, label
+from appkit.discovery import default_position, find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
 from appkit.resources import open_index
@@ -22,7 +22,8 @@ config = AppConfig.from_env()
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
 index = None
 if indexes:
-    name = st.selectbox("Index", list(indexes), key="index-choice")
+    name = st.selectbox("Index", list(indexes), key="index-choice",
+                        index=default_position(list(indexes), config.default_index))
     index = open_index(indexes[name])  # a damaged one gets a message; building still works
 else:
     st.info(f"No index under {config.index_root} yet; build one below.")

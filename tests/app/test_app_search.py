@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from apptest_helpers import assert_clean, texts
 from corpus import DOCS
@@ -124,3 +127,30 @@ def test_long_query_is_searched_with_a_note(page, with_indexes):
     assert_clean(at)
     assert any("longer than 256 tokens" in t for t in texts(at.warning))
     assert headers(at)
+
+
+@pytest.fixture
+def beside_the_default(app_env, index_root, tmp_path, monkeypatch) -> Path:
+    """An index root as after `make default-index` and one more index named before it."""
+    root = tmp_path / "indexes"
+    for name in ("another", "bbc-news"):
+        shutil.copytree(index_root / "a-news", root / name)
+    monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(root))
+    return root
+
+
+@pytest.mark.parametrize("page_name, key", [
+    ("search", "search-index"), ("index", "index-choice")])
+def test_pages_open_on_the_default_index_not_the_first(page, beside_the_default, page_name,
+                                                        key):
+    """Issue 25: after another index existed, new sessions opened on it, not on bbc-news."""
+    at = page(page_name)
+    assert_clean(at)
+    box = at.selectbox(key=key)
+    assert box.options == ["another", "bbc-news"] and box.value == "bbc-news"
+
+
+def test_the_default_index_is_configurable(page, with_indexes, monkeypatch):
+    monkeypatch.setenv("BERTSCOPE_DEFAULT_INDEX", "z-broken")
+    at = page("search")
+    assert at.selectbox(key="search-index").value == "z-broken"
