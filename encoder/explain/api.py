@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from .bounds import check_work
 from .explanation import Explanation, sum_words
 from .forward import check_torch, embed_fn
 from .jacobians import pair_matrix, token_shares
@@ -32,6 +33,7 @@ def explain(encoder: Encoder, a: str, b: str, *, method: str = "integrated-jacob
     embeddings = check_torch(encoder)
     sa = make_side(encoder, a, "a", prompt_a)
     sb = make_side(encoder, b, "b", prompt_b)
+    check_work(method, steps, sa, sb)  # steps and steps x tokens bounded (bounds.py)
     if method == "occlusion":
         parts = occlusion(encoder, sa, sb)
         steps = 0
