@@ -93,9 +93,7 @@ def fill_mask(encoder: Encoder, text: str, top_k: int = 5) -> list[MaskFill]:
         text = text.replace(USER_MASK, tok.mask_token)
     enc = tok(text, truncation=True, max_length=encoder.max_length, return_tensors="pt")
     positions = (enc["input_ids"][0] == tok.mask_token_id).nonzero().flatten().tolist()
-    if not positions:
-        raise ValueError(f"no {USER_MASK} in the text (or it was cut at {encoder.max_length} "
-                         f"tokens); write {USER_MASK} where a word should be predicted")
+    _check_masks_fit(encoder, text, len(positions))
     heads = get_heads(encoder)
     hidden = _hidden(encoder, enc)[0, positions]  # (M, H)
     with torch.inference_mode():
@@ -105,6 +103,22 @@ def fill_mask(encoder: Encoder, text: str, top_k: int = 5) -> list[MaskFill]:
         MaskFill(pos, list(zip(tok.convert_ids_to_tokens(ids.tolist()), p.tolist(), strict=True)))
         for pos, ids, p in zip(positions, top.indices, top.values, strict=True)
     ]
+
+
+def _check_masks_fit(encoder: Encoder, text: str, kept: int) -> None:
+    """Every mask of `text` is inside the model's window, or a `ValueError` says how many fit."""
+    tok = encoder.tokenizer
+    whole = tok(text, verbose=False)["input_ids"]  # no truncation: warns past the window
+    written = sum(1 for i in whole if i == tok.mask_token_id)
+    if not written:
+        raise ValueError(f"no {USER_MASK} in the text; write {USER_MASK} where a word should "
+                         "be predicted")
+    if kept < written:
+        fit = f"only {kept} fit" if kept else "none fit"
+        raise ValueError(f"the text has {written} {USER_MASK}{'s' if written > 1 else ''} but "
+                         f"{fit} in {encoder.name}'s {encoder.max_length}-token window (the text "
+                         f"is {len(whole)} tokens): shorten the text before the last "
+                         f"{USER_MASK}, or split it")
 
 
 def next_sentence(encoder: Encoder, text_a: str, text_b: str) -> float:

@@ -104,3 +104,16 @@ def test_e5_reads_the_users_mask_and_names_its_heads_command(e5, tmp_path, monke
 def test_info_says_whether_heads_exist(headed, tiny_encoder):
     assert headed.info.has_mlm_head
     assert not tiny_encoder.info.has_mlm_head
+
+
+def test_masks_beyond_the_window_are_refused_not_dropped(headed):
+    """Yesterday the first masks were filled and the rest dropped without a word."""
+    window = headed.max_length
+    text = "word " * (window - 5) + "The [MASK] sat on the [MASK] and the [MASK]."
+    with pytest.raises(ValueError, match=rf"3 \[MASK\]s but only 1 fit.*{window}-token window"):
+        headed.fill_mask(text)
+    beyond = "word " * (window + 10) + "The [MASK] sat."
+    with pytest.raises(ValueError, match=rf"1 \[MASK\] but none fit.*{window}-token window"):
+        headed.fill_mask(beyond)
+    fits = "The [MASK] sat. " + "word " * (window + 10)  # a long tail after the masks is fine
+    assert len(headed.fill_mask(fits)) == 1
