@@ -4,8 +4,11 @@ flag (or field) and what it takes, so a typo never surfaces as a traceback an ho
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from common import file_checksum
 
 from .config import FitConfig, Stage
 from .errors import TrainingError
@@ -58,3 +61,51 @@ def check_stage(stage: Stage) -> None:
                             f"({str(stage.train)!r},)")
     if not _is_number(stage.epochs) or not 0 < stage.epochs < math.inf:
         raise TrainingError(f"--epochs must be a finite number > 0, got {stage.epochs!r}")
+
+
+def scored_on_training_data(scored: Sequence[tuple[str, str]], trained: Sequence[tuple[str, str]]
+                            ) -> tuple[str, str, str] | None:
+    """The first scored set that is also training data: the same file or folder once resolved,
+    or a file with the same bytes. Both lists hold (label, path); returns (the scored set's
+    label, `is the same file as` or `has the same content as`, the training file's label), or
+    None when all are apart."""
+    for label, path in scored:
+        for t_label, t_path in trained:
+            how = _same_data(Path(path), Path(t_path))
+            if how:
+                return label, how, t_label
+    return None
+
+
+SCORED_APART = ("a set scored on the data the model trains on measures what the model memorised, "
+                "not what it learned: score held-out data instead")
+
+
+def _same_data(a: Path, b: Path) -> str | None:
+    try:
+        if a.resolve() == b.resolve():
+            return "is the same file as"
+        if a.is_file() and b.is_file() and a.stat().st_size == b.stat().st_size \
+                and file_checksum(a) == file_checksum(b):
+            return "has the same content as"
+    except OSError:  # unreadable: the loaders say so with the file's name
+        return None
+    return None
+
+
+def fit_sets_apart(config: FitConfig) -> str | None:
+    """What is wrong when a dev or report set of `config` is one of its training files: a
+    sentence naming both, or None."""
+    scored = [*((f"--dev {p}", p) for p in config.dev_sets),
+              *((f"report set {p}", p) for p in config.report)]
+    trained = [(f"--train {f}", f) for s in config.stages for t in s.all_tasks()
+               for f in t.train if f != "cv:train"]
+    hit = scored_on_training_data(scored, trained)
+    return f"{hit[0]} {hit[1]} {hit[2]}: {SCORED_APART}" if hit else None
+
+
+def check_fit_sets_apart(config: FitConfig) -> None:
+    """Refuse (entry points) a dev or report set that is a training file."""
+    problem = fit_sets_apart(config)
+    if problem:
+        raise TrainingError(problem)

@@ -13,6 +13,7 @@ from common import check_output_file, os_error_text
 from common.argtypes import POSITIVE, integer, number
 from encoder.backends import AUTO, BACKENDS
 
+from .checks import check_fit_sets_apart
 from .config import FitConfig, Stage
 from .errors import TrainingError
 from .losses import LOSSES
@@ -124,7 +125,7 @@ def fit_config(args: argparse.Namespace, *, pooling: str = "mean") -> FitConfig:
     if not args.model or not args.train:
         raise TrainingError("fit needs --model NAME and --train FILE (or --config RECIPE)")
     stages = stages_from_flags(args.train, args.loss, args.epochs)
-    return FitConfig(
+    config = FitConfig(
         model=args.model,
         stages=stages,
         out=args.out,
@@ -142,6 +143,8 @@ def fit_config(args: argparse.Namespace, *, pooling: str = "mean") -> FitConfig:
         keep_checkpoints=args.keep_checkpoints,
         show_progress=not args.no_progress,
     )
+    check_fit_sets_apart(config)
+    return config
 
 
 def run_fit(args: argparse.Namespace) -> None:

@@ -30,7 +30,7 @@ from transformers.trainer_utils import get_last_checkpoint
 from common import write_json_atomic
 
 from .callbacks import JsonlLogCallback
-from .checks import check_numbers
+from .checks import check_numbers, fit_sets_apart
 from .config import FitConfig
 from .dev_sets import describe, dev_evaluator, load_sets, metric_key, score_sets
 from .report import model_card, plot_curve, read_log
@@ -68,6 +68,8 @@ def fit(
     check_numbers(config)
     check_pooling(config.pooling)
     check_prompt(config.prompt)
+    if problem := fit_sets_apart(config):  # the CLIs refuse it; a library caller may mean it
+        log.warning("%s", problem)
     stages = [prepare_stage(s, config, i) for i, s in enumerate(config.stages)]
     dev = load_sets(config.dev_sets, role="dev set")
     report = load_sets(config.report, role="report set")

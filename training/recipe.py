@@ -14,11 +14,13 @@ Every mistake is reported with where it is: `recipes/x.json: stages[1].loss: Unk
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from common.home import data_root
+
+from .checks import SCORED_APART, scored_on_training_data
 from .config import FitConfig, Stage, Task
 from .errors import TrainingError
 from .holdout import ALL_PARTS, PARTS, HoldoutSpec, materialise
@@ -28,7 +30,6 @@ from .recipe_checks import existing as _existing
 from .recipe_cv import CrossValidation, cross_validation
 from .siamese import POOLING_MODES
 
-REPO = Path(__file__).resolve().parents[1]
 CV_TRAIN = "cv:train"  # in a cross-validation recipe: the triplets of the training folds
 
 # recipe key -> (FitConfig field, type); `None` in the type tuple allows null
@@ -62,12 +63,6 @@ class Recipe:
     config: FitConfig
     splits: dict[str, dict[str, str]] = field(default_factory=dict)  # file -> part -> path
     cross_validation: CrossValidation | None = None
-
-
-def data_root(explicit: str | Path | None = None) -> Path:
-    if explicit:
-        return Path(explicit).expanduser()
-    return Path(os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" / "data"))
 
 
 def read_recipe_file(path: str | Path) -> dict[str, Any]:
@@ -125,12 +120,34 @@ def load_recipe(
                                                                  or []))
     report = tuple(refs.file(r, f"report[{i}]")
                    for i, r in enumerate(v.typed(raw, "report", (list,), "") or []))
+    _check_scored_apart(v, raw, stages, dev, report)
     config = FitConfig(model=model, stages=stages, out=out, dev=dev or None, report=report,
                        extra={"recipe": {"name": name, "file": str(path), "data_root": str(root),
                                          "splits": splits}}, **settings)
     if overrides:
         config = replace(config, **overrides)
     return Recipe(name, Path(path), root, config, splits, cv)
+
+
+def _check_scored_apart(v: _Checker, raw: dict[str, Any], stages: tuple[Stage, ...],
+                        dev: tuple[str, ...], report: tuple[str, ...]) -> None:
+    """No dev or report set is a training file (a dev set scored on its own training data
+    reads ~100 and picks no real best checkpoint)."""
+    trained = []
+    for i, (stage_raw, stage) in enumerate(zip(raw["stages"], stages, strict=True)):
+        if "tasks" in stage_raw:
+            trained += [(f"stages[{i}].tasks[{t}].train[{k}]", f)
+                        for t, task in enumerate(stage.tasks) for k, f in enumerate(task.train)]
+        else:
+            trained += [(f"stages[{i}].train[{k}]", f)
+                        for k, f in enumerate(stage.all_tasks()[0].train)]
+    scored = [*((f"dev[{i}]", p) for i, p in enumerate(dev)),
+              *((f"report[{i}]", p) for i, p in enumerate(report))]
+    hit = scored_on_training_data(scored, [(w, f) for w, f in trained if f != CV_TRAIN])
+    if hit:
+        role, _, index = hit[0].partition("[")
+        raise v.error(hit[0], f"{raw[role][int(index[:-1])]} {hit[1]} {hit[2]}: {SCORED_APART} "
+                              "(e.g. a part of a `holdout` split: FILE#select)")
 
 
 def _check_settings(v: _Checker, raw: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ import dataclasses
 import logging
 from typing import Any
 
+from .checks import check_fit_sets_apart
 from .config import FitConfig
 from .errors import TrainingError
 
@@ -82,6 +83,7 @@ def run_recipe(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Non
     flags = given_flags(parser, args.argv)
     recipe = load_recipe(args.config, out=args.out, data=args.data)
     config = dataclasses.replace(recipe.config, **overrides(flags, recipe.config))
+    check_fit_sets_apart(config)  # --dev / --train given as flags
     changed = sorted(set(flags) - {"config", "data", "out", "resume"})
     log.info("recipe %s (%s)%s", recipe.name, recipe.path,
              f"; flags override: {', '.join('--' + c.replace('_', '-') for c in changed)}"

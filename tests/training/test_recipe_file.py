@@ -23,9 +23,10 @@ BINARY_ROWS = [
 
 @pytest.fixture
 def root(tmp_path) -> Path:
-    """A data root like ../shared/data: sts/, nli/, qq/ (binary pairs)."""
+    """A data root like ../shared/data: sts/, nli/, qq/ (binary pairs); the dev file's bytes
+    differ from the training file's (a copy would be refused: test_scored_apart.py)."""
     data = tmp_path / "data"
-    for folder, name, rows in (("sts", "train.jsonl", STS_ROWS), ("sts", "dev.jsonl", STS_ROWS),
+    for folder, name, rows in (("sts", "train.jsonl", STS_ROWS), ("sts", "dev.jsonl", STS_ROWS[::-1]),
                                ("nli", "pairs.jsonl", NLI_ROWS), ("qq", "dev.jsonl", BINARY_ROWS)):
         (data / folder).mkdir(parents=True, exist_ok=True)
         write_jsonl(data / folder / name, rows)
