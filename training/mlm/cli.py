@@ -83,6 +83,9 @@ def run_mlm(args: argparse.Namespace) -> None:
     print(f"model + heads saved to {result.out} ({m['wall_s']:.0f} s, {m['steps']} steps)")
     for when in ("before", "after"):
         s = m[when]
+        if "top1" not in s:  # refused up front (guards.py); never a KeyError if it slips by
+            print(f"held-out {when}: not scored (no held-out token was masked)")
+            continue
         line = (f"held-out {when}: top-1 {s['top1']:.1%}  top-5 {s['top5']:.1%}  "
                 f"perplexity {s['perplexity']:.1f}")
         if "nsp" in s:

@@ -32,6 +32,7 @@ from ..run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
 from .collator import MlmCollator
 from .config import MlmConfig
 from .examples import chunk_documents, mlm_examples, nsp_examples
+from .guards import check_eval_apart, check_masking, check_something_held_out
 from .metrics import masked_token_scores, next_sentence_accuracy
 from .model import build_pretrainer
 from .report import mlm_card, plot_mlm_curve
@@ -60,6 +61,7 @@ def pretrain(config: MlmConfig, *, resume: bool = False,
     check_config(config)
     if not config.corpus:
         raise TrainingError("no corpus: pass --corpus FILE")
+    check_eval_apart(config)
     sources = [read_documents(p, config.text_field) for p in config.corpus]
     held = read_documents(config.eval_corpus, config.text_field) if config.eval_corpus else None
     return pretrain_documents(config, sources, held, resume=resume, callbacks=callbacks)
@@ -71,6 +73,7 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
                        ) -> PretrainResult:
     """`pretrain` on documents already read. `save_model=False` writes the heads (with the
     pooler, which NSP trains) but not the encoder: for a bundled model whose weights stay."""
+    check_something_held_out(config, sources, held)
     for d in [*sources, *([held] if held else [])]:
         log.info("corpus: %s", d.summary())
         for line in d.skipped_lines() if d.skipped or d.duplicates else ():
@@ -81,7 +84,6 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
         "format": RUN_FORMAT, "kind": "mlm", "identity": config.identity(),
         "config": config.to_dict(), "started_at": _now(), "finished": False,
     }
-    write_json_atomic(out / RUN_FILE, run)
     from encoder import load_encoder  # after the checks: loading a model takes a while
 
     encoder = load_encoder(config.model, backend="torch")  # trains the torch model
@@ -96,6 +98,8 @@ def pretrain_documents(config: MlmConfig, sources: list[Documents], held: Docume
                              head_only=config.head_only, nsp=config.nsp)
     run.setdefault("heads_from", str(heads_from) if heads_from else "fresh")
     data = prepare_data(tokenizer, sources, held, config)
+    check_masking(tokenizer, data.train, data.eval_mlm, config)
+    write_json_atomic(out / RUN_FILE, run)  # marks the run once it can train
     return train(config, st_model, model, data, out, run, resume, callbacks,
                  save_model=save_model, heads_meta=heads_meta)
 
