@@ -22,6 +22,7 @@ from indexer import rank_movements  # noqa: E402  (after the title: see appkit/s
 from indexer.fusion import DEFAULT_FUSION, FUSIONS  # noqa: E402
 from indexer.movement import KINDS  # noqa: E402
 
+QUERY_MAX_CHARS = 2000
 config = AppConfig.from_env()
 
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
@@ -69,8 +70,14 @@ if fields:
             else:
                 typed[field] = st.text_input(f"{field} ({kind})", key=key,
                                              help="One value, or several separated by commas.")
-query = st.text_input("Query", key="search-query", max_chars=2000,
+# No max_chars on the widget: the browser silently drops a paste longer than it. The page cuts
+# the query itself and says so.
+query = st.text_input("Query", key="search-query",
                       placeholder="e.g. rising oil prices · 油价上涨")
+if len(query) > QUERY_MAX_CHARS:
+    st.warning(f"The query has {len(query):,} characters; the search reads its first "
+               f"{QUERY_MAX_CHARS:,} only (a query is a question or a passage, not a document).")
+    query = query[:QUERY_MAX_CHARS]
 
 if not query.strip():
     st.info(f"Type a query to search {stats.documents:,} documents ({stats.chunks:,} chunks, "

@@ -154,3 +154,18 @@ def test_the_default_index_is_configurable(page, with_indexes, monkeypatch):
     monkeypatch.setenv("BERTSCOPE_DEFAULT_INDEX", "z-broken")
     at = page("search")
     assert at.selectbox(key="search-index").value == "z-broken"
+
+
+def test_a_query_over_the_limit_is_cut_with_a_message(page, with_indexes):
+    """Issue 25: a paste over 2,000 characters did nothing: the widget's max_chars made the
+    browser drop it. The page takes any length, searches the first 2,000 and says so."""
+    at = page("search")
+    box = at.text_input(key="search-query")
+    assert not box.max_chars  # the browser refuses a longer paste without a word
+    at = search(at, "rising oil prices " * 150)  # 2,700 characters
+    assert_clean(at)
+    assert any("2,700 characters" in t and "first 2,000" in t for t in texts(at.warning))
+    assert headers(at)
+    at = search(at, "oil " * 500)  # exactly 2,000: read whole
+    assert_clean(at)
+    assert not any("characters" in t for t in texts(at.warning))
