@@ -5,6 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def data_folder_problem(root: Path) -> str | None:
+    """A sentence when the data folder itself cannot hold a corpus (missing, or not a folder)."""
+    if root.is_dir():
+        return None
+    what = "is not a folder" if root.exists() else "does not exist"
+    return (f"The data folder {root} {what}, so no file on the server can be read: create it "
+            "and put the corpus there, point the app's data folder elsewhere (Configuration in "
+            "app/README.md), or upload the file instead.")
+
+
 def confine_path(root: Path, user_path: str) -> Path:
     """Resolve `user_path` (relative to `root`, or absolute) and return it if it lies in `root`.
 
@@ -16,6 +26,9 @@ def confine_path(root: Path, user_path: str) -> Path:
         raise ValueError("Type a path inside the data folder.")
     if "\x00" in text:
         raise ValueError("The path contains a NUL character.")
+    problem = data_folder_problem(root)
+    if problem:
+        raise ValueError(problem)
     base = root.resolve()
     candidate = Path(text).expanduser()
     if not candidate.is_absolute():

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 from appkit.backends import fidelity_text
 from appkit.config import AppConfig
-from appkit.confine import confine_path
+from appkit.confine import confine_path, data_folder_problem
 from appkit.discovery import default_position, find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
@@ -50,6 +50,8 @@ st.subheader("Build a new index")
 source = st.radio("Corpus", ["A file on the server", "Upload a file"], horizontal=True,
                   key="build-source")
 if source == "A file on the server":
+    if problem := data_folder_problem(config.data_root):
+        st.warning(problem)
     typed = st.text_input(f"Path inside {config.data_root}", key="build-path",
                           help="A .jsonl/.csv/.tsv/.parquet/.json file, a BEIR folder, or a "
                                "folder of .txt/.md files.")

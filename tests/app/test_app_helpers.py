@@ -179,3 +179,11 @@ def test_a_message_that_starts_with_a_file_name_keeps_it():
 
     assert sentence(ValueError("up.jsonl is empty.")) == "up.jsonl is empty."
     assert sentence(ValueError("no usable documents")) == "No usable documents"
+
+
+def test_confine_path_names_a_missing_or_odd_data_folder(tmp_path):
+    for root, what in ((tmp_path / "none", "does not exist"), (tmp_path / "f", "is not a folder")):
+        if what == "is not a folder":
+            root.write_text("x")
+        with pytest.raises(ValueError, match=f"The data folder {root} {what}"):
+            confine_path(root, "a.jsonl")

@@ -106,3 +106,19 @@ def test_unreadable_corpus_is_a_message(page, build_env, app_env):
     at = build(page("index"), "junk", path="junk.jsonl")
     assert not at.exception
     assert any("The build failed" in t for t in texts(at.error))
+
+
+def test_a_missing_data_folder_is_named(page, build_env, tmp_path, monkeypatch):
+    """Issue 25: with no data folder, "A file on the server" only said the typed file did not
+    exist inside it."""
+    missing = tmp_path / "no-data"
+    for name in ("BERTSCOPE_DATA", "BERTSCOPE_DATA_ROOT"):  # the data root, by either name
+        monkeypatch.setenv(name, str(missing))
+    at = page("index")
+    assert any(f"The data folder {missing} does not exist" in t for t in texts(at.warning))
+    at = build(at, "nothing", path="small.jsonl")
+    assert not at.exception
+    assert any(f"The data folder {missing} does not exist" in t for t in texts(at.error))
+    assert not (build_env / "nothing").exists()
+    at.radio(key="build-source").set_value("Upload a file").run()
+    assert not at.warning  # an upload needs no data folder
