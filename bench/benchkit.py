@@ -16,7 +16,9 @@ if str(REPO) not in sys.path:  # `python bench/x.py` from a worktree: its packag
 
 
 def data_dir() -> Path:
-    path = Path(os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" / "data"))
+    from common.home import data_root
+
+    path = data_root()
     if not path.is_dir():
         raise SystemExit(f"shared data not found at {path}; set BERTSCOPE_DATA")
     return path

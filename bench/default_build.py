@@ -3,7 +3,7 @@
 encode, index, save), each in a fresh `$BERTSCOPE_HOME`; `auto` also once more with its export
 already cached, so the export's share shows.
 
-    /work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python bench/default_build.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/default_build.py \
         [--backends torch,auto]
 """
 
@@ -74,7 +74,7 @@ def main() -> None:
             rows.append({**timed_build(backend, home), "home": "export cached"})
             print(json.dumps(rows[-1]), flush=True)
         shutil.rmtree(home, ignore_errors=True)
-    cmd = ("/work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python "
+    cmd = ("HF_HUB_OFFLINE=1 .venv/bin/python "
            + shlex.join(["bench/default_build.py", *sys.argv[1:]]))
     lines = ["# Default index build time (BBC News, 2,225 articles, minilm)", "",
              f"Command: `{cmd}`", "", f"Machine: {machine()}", "",

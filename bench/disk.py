@@ -1,8 +1,7 @@
 """`ivfpq-disk` at 1M vectors: build time, recall@10 against exact search at default knobs and
 over a small knob sweep, single-thread QPS, and the memory of a separate process serving it.
 
-    PYTHONPATH=. BERTSCOPE_DATA=/work/shared/data HF_HUB_OFFLINE=1 /work/wt/quiet.sh \
-        .venv/bin/python bench/disk.py [--size 1000000] [--corpora scifact,thucnews]
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/disk.py [--size 1000000] [--corpora scifact,thucnews]
 
 Vectors are made the way bench/search.py makes them (its `real_vectors`, `grow`, held-out noisy
 queries), from the corpora named; `--partial` corpora use the finished shards of an unfinished
@@ -16,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -28,7 +26,7 @@ import numpy as np
 from benchkit import machine, write_results
 from search import grow, qps, real_vectors, recall
 
-from common import bertscope_home
+from common import bertscope_home, data_root
 from indexer.diskivf import INDEX, LISTS, RERANK, DiskIVFPQ
 from indexer.presets import (
     check_knobs,
@@ -136,7 +134,7 @@ def main() -> int:
     p.add_argument("--queries", type=int, default=300)
     p.add_argument("--threads", type=int, default=2, help="threads for building (queries: 1)")
     p.add_argument("--shards", type=int, default=8, help="IVF shards added one by one, merged")
-    p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA", "/work/shared/data"))
+    p.add_argument("--data", default=str(data_root()), help="data root (default $BERTSCOPE_DATA)")
     p.add_argument("--serve", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.serve:
@@ -205,8 +203,7 @@ def knob_table(rows: list[dict]) -> list[str]:
 def table(r: dict) -> str:
     b = r["bytes_per_vector"]
     lines = [f"# ivfpq-disk at {r['vectors']:,} vectors ({r['spec']})", "",
-             "`PYTHONPATH=. BERTSCOPE_DATA=/work/shared/data HF_HUB_OFFLINE=1 /work/wt/quiet.sh "
-             ".venv/bin/python bench/disk.py " + r["args"] + "`", "",
+             "`HF_HUB_OFFLINE=1 .venv/bin/python bench/disk.py " + r["args"] + "`", "",
              f"- vectors: {', '.join(r['from'])}, grown as bench/search.py grows them; "
              "300 held-out noisy queries", f"- date {r['date']}; {r['machine']}",
              f"- built as the Ray build builds it, one shard after another, {r['build_threads']} "

@@ -6,7 +6,7 @@ the runs are interleaved round by round so machine noise hits all alike; speeds 
 over rounds. The first round also scores the full dev sets and keeps the vectors that the
 cosine-to-fp32 columns compare (against `st` on the same texts).
 
-    /work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python bench/encode.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/encode.py \
         [--n 1000] [--passages 200] [--queries 100] [--rounds 3]
 """
 
@@ -175,7 +175,7 @@ def main() -> None:
                   f"{res['passages_per_s']:6.2f} p/s  p50 {res['p50_ms']:5.1f} ms  "
                   f"{res['peak_rss_mb']:5.0f} MB  {res.get('quality', '')}", flush=True)
     rows = summarise(runs, vectors)
-    meta = {"command": "/work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python "
+    meta = {"command": "HF_HUB_OFFLINE=1 .venv/bin/python "
             + shlex.join(["bench/encode.py", *sys.argv[1:]]),
             "machine": machine(),
             "texts": f"{len(texts['sentences'])} distinct STS-B dev sentences; "

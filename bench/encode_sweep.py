@@ -4,7 +4,7 @@ batches (sentence-transformers' own sort by characters, none, or by tokens).
 Each (model, backend, threads) runs in its own process (encode_worker.py --sweep), rounds
 interleaved; figures are medians.
 
-    /work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python bench/encode_sweep.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/encode_sweep.py \
         [--backends onnx] [--models minilm] [--n 500] [--passages 100] [--rounds 2]
 """
 
@@ -62,7 +62,7 @@ def main() -> None:
         rows.append({"model": model, "backend": backend, "threads": threads, "texts": kind,
                      "batch": batch, "order": order, "per_s": rate,
                      "vs_default": rate / base if base else None, "runs": values})
-    command = ("/work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python "
+    command = ("HF_HUB_OFFLINE=1 .venv/bin/python "
                + shlex.join(["bench/encode_sweep.py", *sys.argv[1:]]))
     lines = ["# Cheap wins: batch size, threads, length-sorted batches", "",
              f"Command: `{command}`", "", f"Machine: {machine()}", "",

@@ -1,7 +1,7 @@
-"""Seconds per explanation on a quiet machine (run through /work/wt/quiet.sh): one STS-B-length
+"""Seconds per explanation on a quiet machine (run alone): one STS-B-length
 pair and one query + 48-token chunk, minilm and e5, integrated Jacobians and occlusion.
 
-    /work/wt/quiet.sh env HF_HUB_OFFLINE=1 .venv/bin/python bench/explain_timing.py
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/explain_timing.py
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 weights exported four ways (trace / fused, fp32 / dynamic int8), each timed in one process on
 the same texts, with its fidelity to torch fp32 (min and mean cosine on the shipped texts).
 
-    /work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python bench/fusion_ab.py
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/fusion_ab.py
 """
 
 from __future__ import annotations

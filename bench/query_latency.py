@@ -2,7 +2,7 @@
 `FastModel.encode` (tokenise, run, normalise) and `Encoder.encode` (checks, token counts, prompt),
 with ONNX Runtime's default threads and with one.
 
-    /work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python bench/query_latency.py
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/query_latency.py
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Build throughput, local against Ray with 1 and 2 workers on the same corpus, and Ray's fixed
 cost, measured on this machine (the inputs of docs/SCALING.md's cost model).
 
-    PYTHONPATH=. BERTSCOPE_DATA=/work/shared/data HF_HUB_OFFLINE=1 /work/wt/quiet.sh \
-        .venv/bin/python bench/scale.py [--docs 300] [--workers 1,2]
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/scale.py [--docs 300] [--workers 1,2]
 
 Each build is a fresh `flat` index of the first N SciFact abstracts with `minilm`, one torch
 thread per encoder (the local build's, each Ray actor's). Documents/s is documents over the
@@ -71,8 +70,7 @@ def main() -> int:
 
 def table(r: dict) -> str:
     lines = ["# Build throughput: local vs Ray (measured here)", "",
-             "`PYTHONPATH=. BERTSCOPE_DATA=/work/shared/data HF_HUB_OFFLINE=1 /work/wt/quiet.sh "
-             f".venv/bin/python bench/scale.py {r['args']}`", "",
+             f"`HF_HUB_OFFLINE=1 .venv/bin/python bench/scale.py {r['args']}`", "",
              f"- {r['corpus']}, `{r['model']}`, flat; {r['date']}; {r['machine']}", "",
              "| engine | workers | documents | chunks | wall s | docs/s (wall) | docs/s (encode "
              "stage) | Ray start s | shard work s |", "|---|---|---|---|---|---|---|---|---|"]

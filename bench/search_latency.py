@@ -2,9 +2,9 @@
 per encoding backend, beside its parts (encode alone, FAISS alone).
 
     # once (torch; ~5 min): grow real minilm chunk vectors to 1M and publish them as an index
-    /work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python bench/search_latency.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/search_latency.py \
         --prepare
-    /work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 .venv/bin/python bench/search_latency.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/search_latency.py \
         --backends torch,onnx
 
 The 1M set is made as bench/search.py makes its grown sets (real vectors + N(0, 0.02), seeds
@@ -135,7 +135,7 @@ def main() -> None:
             continue
         print(json.dumps(results[-1]), flush=True)
     policy = os.environ.get("OMP_WAIT_POLICY")
-    meta = {"command": "/work/wt/quiet.sh nice -n 5 env HF_HUB_OFFLINE=1 "
+    meta = {"command": "HF_HUB_OFFLINE=1 "
             + (f"OMP_WAIT_POLICY={policy} " if policy else "") + ".venv/bin/python "
             + shlex.join(["bench/search_latency.py", *sys.argv[1:]]), "machine": machine(),
             "index": f"{N:,} grown minilm vectors (SciFact + THUCNews-titles chunks), preset "

@@ -1,11 +1,11 @@
 """Low-level helpers every part of BERTScope shares, and nothing else: atomic writes, file locks,
-file checksums, `$BERTSCOPE_HOME`, prompt prefixes, path checks. It imports no other BERTScope
-package, and nothing heavier than `xxhash`. `common.corpus` (imported on its own, not from here)
-holds the corpus readers that the indexer and training share."""
+file checksums, `$BERTSCOPE_HOME` and the data root, prompt prefixes, path checks. It imports no
+other BERTScope package, and nothing heavier than `xxhash`. `common.corpus` and `common.lexical`
+(BM25), imported on their own, not from here, hold what the indexer and training share."""
 
 from .atomic import finite, fsync_path, fsync_tree, json_text, write_atomic, write_json_atomic
 from .hashing import CHECKSUM, file_checksum
-from .home import bertscope_home
+from .home import bertscope_home, data_root
 from .locks import FileLock, LockBusy
 from .paths import check_output_file, check_path, os_error_text
 from .prompts import PROMPTS, prompt_prefix
@@ -18,6 +18,7 @@ __all__ = [
     "bertscope_home",
     "check_output_file",
     "check_path",
+    "data_root",
     "file_checksum",
     "finite",
     "fsync_path",

@@ -1,5 +1,5 @@
 """`$BERTSCOPE_HOME`: where BERTScope keeps what it makes outside the repository (converted
-models, benchmark caches, training runs)."""
+models, benchmark caches, training runs); `$BERTSCOPE_DATA`: where it reads data sets from."""
 
 from __future__ import annotations
 
@@ -15,3 +15,16 @@ def bertscope_home(*parts: str, create: bool = True) -> Path:
     if create:
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+DATA_ENV = "BERTSCOPE_DATA"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def data_root(explicit: str | Path | None = None) -> Path:
+    """The data sets' root: `explicit` if given, else `$BERTSCOPE_DATA`, else `shared/data`
+    beside the repository (where this workplace lays them). Recipes, benchmarks, tests and the
+    app's server-side corpus paths all resolve against it."""
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(os.environ.get(DATA_ENV) or REPO.parent / "shared" / "data").expanduser()

@@ -19,7 +19,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def shared_data_dir() -> Path:
     """`$BERTSCOPE_DATA`, default `../shared/data` beside the repository."""
-    return Path(os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" / "data"))
+    from common.home import data_root
+
+    return data_root()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import bertscope_home
+from common import bertscope_home, data_root
 
 from . import REPO_ROOT
 
@@ -21,15 +21,16 @@ class AppConfig:
 
     @classmethod
     def from_env(cls) -> AppConfig:
-        """`BERTSCOPE_INDEX_ROOT` (default `indexes`), `BERTSCOPE_DATA_ROOT` (default
-        `../shared/data`), `BERTSCOPE_RUNS_ROOT` (default `$BERTSCOPE_HOME/runs`),
+        """`BERTSCOPE_INDEX_ROOT` (default `indexes`), `BERTSCOPE_DATA` (the data root every
+        part reads, default `../shared/data`), `BERTSCOPE_RUNS_ROOT` (default
+        `$BERTSCOPE_HOME/runs`),
         `BERTSCOPE_UPLOAD_LIMIT_MB` (default 50), `BERTSCOPE_DEFAULT_INDEX` (default `bbc-news`,
         the folder `make default-index` builds, named relative to the index root). Relative
         paths are taken from the repository."""
         env = os.environ.get
         return cls(
             index_root=_absolute(env("BERTSCOPE_INDEX_ROOT", "indexes")),
-            data_root=_absolute(env("BERTSCOPE_DATA_ROOT", str(REPO_ROOT.parent / "shared/data"))),
+            data_root=_absolute(str(data_root())),
             runs_root=_absolute(env("BERTSCOPE_RUNS_ROOT",
                                     str(bertscope_home("runs", create=False)))),
             upload_limit_mb=int(env("BERTSCOPE_UPLOAD_LIMIT_MB", "50")),

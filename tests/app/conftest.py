@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -54,20 +53,20 @@ def runs_root(tmp_path_factory, tiny_model_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
-def app_env(runs_root, tmp_path_factory) -> dict[str, Path]:
-    """Point the app's configuration at test folders (no index yet: see `index_root`)."""
-    data = tmp_path_factory.mktemp("data")
-    empty = tmp_path_factory.mktemp("no-indexes")
-    env = {"BERTSCOPE_RUNS_ROOT": runs_root, "BERTSCOPE_DATA_ROOT": data,
-           "BERTSCOPE_INDEX_ROOT": empty}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update({k: str(v) for k, v in env.items()})
-    yield env
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+def app_folders(runs_root, tmp_path_factory) -> dict[str, Path]:
+    """The test folders the app's configuration points at, made once (no index yet: see
+    `index_root`)."""
+    return {"BERTSCOPE_RUNS_ROOT": runs_root, "BERTSCOPE_DATA": tmp_path_factory.mktemp("data"),
+            "BERTSCOPE_INDEX_ROOT": tmp_path_factory.mktemp("no-indexes")}
+
+
+@pytest.fixture
+def app_env(app_folders, monkeypatch) -> dict[str, Path]:
+    """Point the app's configuration at the test folders for one test: `$BERTSCOPE_DATA` is every
+    part's data root, so it must not stay set for the tests that read the real data sets."""
+    for name, folder in app_folders.items():
+        monkeypatch.setenv(name, str(folder))
+    return app_folders
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ JSONL = ("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS) + "{not
 @pytest.fixture
 def build_env(app_env, monkeypatch, tmp_path):
     """An empty index root of its own, and a corpus (with one bad row) in the data root."""
-    (app_env["BERTSCOPE_DATA_ROOT"] / "small.jsonl").write_bytes(JSONL)
+    (app_env["BERTSCOPE_DATA"] / "small.jsonl").write_bytes(JSONL)
     (tmp_path / "secret.jsonl").write_bytes(JSONL)
     monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(tmp_path / "indexes"))
     return tmp_path / "indexes"
@@ -102,7 +102,7 @@ def test_bad_name_and_existing_name_are_messages(page, build_env):
 
 
 def test_unreadable_corpus_is_a_message(page, build_env, app_env):
-    (app_env["BERTSCOPE_DATA_ROOT"] / "junk.jsonl").write_text("{broken\n")
+    (app_env["BERTSCOPE_DATA"] / "junk.jsonl").write_text("{broken\n")
     at = build(page("index"), "junk", path="junk.jsonl")
     assert not at.exception
     assert any("The build failed" in t for t in texts(at.error))

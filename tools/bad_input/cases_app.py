@@ -21,7 +21,7 @@ def app_env(ws) -> None:
         root.mkdir(parents=True, exist_ok=True)
         shutil.copytree(ws.root / "idx", root / "news")
     (ws.root / "app" / "runs").mkdir(parents=True, exist_ok=True)
-    os.environ.update(BERTSCOPE_INDEX_ROOT=str(root), BERTSCOPE_DATA_ROOT=str(ws.root),
+    os.environ.update(BERTSCOPE_INDEX_ROOT=str(root), BERTSCOPE_DATA=str(ws.root),
                       BERTSCOPE_RUNS_ROOT=str(ws.root / "app" / "runs"))
 
 
