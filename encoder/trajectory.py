@@ -32,11 +32,12 @@ class WordTrajectory:
 
 def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> WordTrajectory:
     check_text(word, "word")
+    if isinstance(contexts, Sequence) and not isinstance(contexts, (str, bytes, bytearray)):
+        for i, context in enumerate(contexts):  # numbered as people count, as the app shows
+            check_text(context, f"context #{i + 1}")
     contexts = check_texts(contexts, what="contexts", one_allowed=False)
     if len(contexts) < 2:
         raise ValueError("give at least two contexts to compare the word across")
-    for i, context in enumerate(contexts):
-        check_text(context, f"contexts[{i}]")
     spans = [find_word(context, word, i) for i, context in enumerate(contexts)]
 
     vectors, indices, all_tokens = [], [], []
@@ -48,7 +49,7 @@ def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> Wor
         ]
         if not idx:
             raise ValueError(
-                f"contexts[{i}] ({context!r}): {word!r} lies past the model's "
+                f"context #{i + 1} ({context!r}): {word!r} lies past the model's "
                 f"{encoder.max_length}-token limit"
             )
         vectors.append(ins.hidden_states[:, idx].mean(axis=1))  # (layers + 1, H)
@@ -72,13 +73,14 @@ def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> Wor
 
 def find_word(context: str, word: str, index: int = 0) -> tuple[int, int]:
     """Character span of `word` (case-insensitive) in `context`: the first whole-word match
-    ("bank", not "banking"), else the first substring match (Chinese has no word spaces)."""
+    ("bank", not "banking"), else the first substring match (Chinese has no word spaces).
+    `index`: the context's place in the list (0 for the first), for the error message."""
     whole = re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", context, re.IGNORECASE)
     if whole:
         return whole.start(), whole.end()
     start = context.lower().find(word.lower())
     if start < 0:
-        raise ValueError(f"{word!r} does not occur in contexts[{index}]: {context!r}")
+        raise ValueError(f"{word!r} does not occur in context #{index + 1}: {context!r}")
     return start, start + len(word)
 
 

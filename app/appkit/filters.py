@@ -43,3 +43,23 @@ def build_filter(
         if values:
             out[name] = values[0] if len(values) == 1 else {"in": values}
     return out or None
+
+
+def describe_filter(where: dict[str, Any] | None) -> str:
+    """`build_filter`'s dict in words for a caption: {"category": {"in": ["sport", "tech"]},
+    "year": 2004} → "category is sport or tech, and year is 2004"."""
+    if not where:
+        return ""
+    parts = []
+    for field, value in where.items():
+        if isinstance(value, dict) and set(value) == {"in"}:
+            values = [_shown(v) for v in value["in"]]
+            said = ", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else values[0]
+        else:
+            said = _shown(value)
+        parts.append(f"{field} is {said}")
+    return ", ".join(parts[:-1]) + ", and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+def _shown(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)

@@ -8,7 +8,7 @@ import time
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import default_position, find_indexes, label
-from appkit.filters import build_filter
+from appkit.filters import build_filter, describe_filter
 from appkit.guard import call_or_stop
 from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
 from appkit.model_picker import NONE
@@ -97,7 +97,7 @@ with st.spinner("Searching…"):
 elapsed = time.perf_counter() - started
 shown = f"hybrid ({fusion})" if mode == "hybrid" else mode
 st.caption(f"{len(hits)} results in {elapsed * 1000:.0f} ms · {shown} · k = {k}"
-           + (f" · filter {where}" if where else ""))
+           + (f" · only where {describe_filter(where)}" if where else ""))
 if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()

@@ -55,7 +55,8 @@ def test_word_missing_from_a_context_is_a_message(page):
     at = page("disambiguation")
     at.text_area[0].set_value("I ate an apple.\nThe weather is nice today.").run()
     assert not at.exception
-    assert any("does not occur" in t and "weather" in t for t in texts(at.error))
+    assert any("does not occur in context #2" in t and "weather" in t for t in texts(at.error))
+    assert not any("contexts[" in t for t in texts(at.error))  # numbered as the page numbers
     assert not figures(at)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from appkit.confine import confine_path
 from appkit.discovery import find_indexes, find_trained_models
-from appkit.filters import build_filter
+from appkit.filters import build_filter, describe_filter
 from appkit.render import highlighted_html
 from appkit.uploads import index_name, removed_after, safe_name, save_upload
 from charts.attention import attention_grid, attention_heatmap, cls_profile, head_view
@@ -187,3 +187,11 @@ def test_confine_path_names_a_missing_or_odd_data_folder(tmp_path):
             root.write_text("x")
         with pytest.raises(ValueError, match=f"The data folder {root} {what}"):
             confine_path(root, "a.jsonl")
+
+
+def test_filter_caption_is_words_not_a_dict():
+    assert describe_filter(None) == ""
+    assert describe_filter({"category": "tech"}) == "category is tech"
+    assert describe_filter({"category": {"in": ["sport", "tech", "food"]}, "year": 2004,
+                            "draft": False}) == (
+        "category is sport, tech or food, year is 2004, and draft is false")

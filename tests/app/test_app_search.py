@@ -77,6 +77,8 @@ def test_filters_restrict_the_hits(page, with_indexes):
     assert_clean(at)
     found = headers(at)
     assert found and all(("Cup final" in h) or ("Wimbledon" in h) for h in found)
+    caption = next(t for t in texts(at.caption) if "results in" in t)
+    assert "only where category is sport" in caption and "{" not in caption  # not a dict
 
 
 def test_document_text_shows_literally(page, with_indexes):

@@ -57,8 +57,13 @@ def test_pingguo_splits_by_sense_in_upper_layers_e5(e5):
 
 
 def test_missing_word_names_the_context(tiny_encoder):
-    with pytest.raises(ValueError, match=r"contexts\[1\].*bank robbery"):
+    """Counted as people count and as the app numbers them (#1, #2), not zero-based."""
+    with pytest.raises(ValueError, match=r"context #2: 'bank robbery'"):
         tiny_encoder.word_trajectory(["an apple a day", "bank robbery"], "apple")
+    with pytest.raises(ValueError, match=r"context #3 is empty"):
+        tiny_encoder.word_trajectory(["an apple", "apple pie", "\u200b"], "apple")
+    with pytest.raises(TypeError, match="list of strings"):
+        tiny_encoder.word_trajectory("an apple", "apple")
 
 
 def test_needs_two_contexts_and_a_word(tiny_encoder):
