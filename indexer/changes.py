@@ -20,7 +20,7 @@ from . import db
 from .chunking import Chunk
 from .documents import Document
 from .errors import ConcurrentWriteError
-from .presets import Spec, create, train_and_add
+from .presets import Spec, create, emptied, train_and_add, training_needs
 from .store import Staging, write_vectors
 
 
@@ -111,6 +111,8 @@ class WorkingCopy:
         else:
             vecs = np.vstack([self.vectors.reconstruct(int(i)) for i in live])
         fresh = create(self.spec, self.dim)
+        if len(live) < training_needs(fresh):  # too few left to train on: keep the training
+            fresh = emptied(self.vectors)
         if len(live):
             train_and_add(fresh, vecs, live)
         with db.transaction(self.conn) as conn:

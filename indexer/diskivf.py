@@ -30,6 +30,7 @@ import numpy as np
 from faiss.contrib.ondisk import merge_ondisk
 
 INDEX, LISTS, RERANK = "index.faiss", "lists.ivfdata", "rerank.npy"
+EMPTY_LISTS_BYTES = 4096  # the lists file of an index with no vectors (every document deleted)
 
 
 @dataclass
@@ -90,6 +91,10 @@ class DiskIVFPQ:
         order = np.argsort(ids, kind="stable")
         self._extra_ids = np.concatenate([self._extra_ids, ids[order]])
         self._extra = np.vstack([self._extra, x[order]])
+
+    def emptied(self) -> DiskIVFPQ:
+        """A new index with this one's training and no vectors (nor rows)."""
+        return DiskIVFPQ(self._empty_like())
 
     def _empty_like(self) -> faiss.IndexIVFPQ:
         """An in-RAM index with this one's trained quantiser and PQ, and no vectors."""
@@ -152,7 +157,11 @@ class DiskIVFPQ:
         for src in sources:
             vector.push_back(src)
         with _quiet():
-            ntotal = lists.merge_from_multiple(vector.data(), vector.size(), False)
+            if self.ntotal:
+                ntotal = lists.merge_from_multiple(vector.data(), vector.size(), False)
+            else:  # no vectors: a file of 0 bytes cannot be mapped, so give it one page
+                ntotal = 0
+                lists.update_totsize(EMPTY_LISTS_BYTES)
         with _lists_swapped(self.ivf, lists, ntotal):
             faiss.write_index(self.ivf, str(folder / INDEX))
         del lists

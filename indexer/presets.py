@@ -94,7 +94,32 @@ def train(index: faiss.Index | DiskIVFPQ, vectors: np.ndarray, seed: int = 0) ->
         ivf.cp.max_points_per_centroid = TRAIN_PER_LIST  # k-means on ≤ 64·nlist samples
     if len(vectors) == 0:
         raise ValueError("cannot train an index on 0 vectors")
+    need = training_needs(index)
+    if len(vectors) < need:  # FAISS would say "number of training points (5) should be ..."
+        raise ValueError(f"this index has no trained quantiser and {len(vectors)} vectors are "
+                         f"too few to train one (it takes {need}: one per inverted list and "
+                         f"PQ centroid): add at least {need} chunks at once, or rebuild the "
+                         "index with preset flat")
     index.train(vectors)
+
+
+def training_needs(index: faiss.Index | DiskIVFPQ) -> int:
+    """The fewest vectors that train `index`: one per inverted list, one per PQ centroid."""
+    ivf = _find(index, faiss.IndexIVF)
+    if ivf is None:
+        return 1
+    pq = _find(index, faiss.IndexIVFPQ)
+    return max(int(ivf.nlist), int(pq.pq.ksub) if pq is not None else 1)
+
+
+def emptied(index: faiss.Index | DiskIVFPQ) -> faiss.Index | DiskIVFPQ:
+    """A copy of `index` without its vectors: its training (quantiser, codebooks) kept, so that
+    an index whose documents were (nearly) all deleted still takes new ones."""
+    if isinstance(index, DiskIVFPQ):
+        return index.emptied()
+    copy = faiss.deserialize_index(faiss.serialize_index(index))
+    copy.reset()
+    return copy
 
 
 def train_and_add(index: faiss.Index, vectors: np.ndarray, ids: np.ndarray, seed: int = 0) -> None:
