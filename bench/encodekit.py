@@ -14,10 +14,12 @@ from pathlib import Path
 
 from benchkit import REPO, data_dir
 
+from encoder import backends
+
 MODELS = ("minilm", "e5-multilingual")
 # "st": plain sentence-transformers fp32 torch on the same weights (the reference); the rest
 # are BERTScope's `load_encoder(name, backend=...)`
-BACKENDS = ("torch", "onnx", "onnx-int8", "openvino", "openvino-int8")
+BACKENDS = backends.BACKENDS
 REFERENCE = "st"
 
 
@@ -115,10 +117,8 @@ class Runner:
         if type(self.st).__name__ == "FastModel":  # encoder/runtime.py: rebuild its runner
             from encoder import runtime
 
-            graph = self.st.folder / runtime.GRAPH_FILES[self.st.backend]
-            make = (runtime._onnx_runner if self.st.backend.startswith("onnx")
-                    else runtime._openvino_runner)
-            self.st._run = make(graph, n)
+            backend = self.st.backend
+            self.st._run = runtime.runner(backend, self.st.folder / runtime.graph_file(backend), n)
             return f"{self.st.backend} runner rebuilt with {n} thread(s)"
         return f"torch.set_num_threads({n})"
 

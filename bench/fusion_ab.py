@@ -27,7 +27,7 @@ def build_variants(model: str, work: Path) -> dict[str, tuple[Path, str]]:
     """One export folder per variant (tokenizer, config, runtime.json from the onnx export)."""
     from encoder import load_encoder
     from encoder.export_build import export_onnx, fuse_onnx, quantize_onnx
-    from encoder.runtime import GRAPH_FILES
+    from encoder.runtime import graph_file
 
     base = load_encoder(model, backend="onnx").encoder_model.folder
     st = load_encoder(model, backend="torch").model
@@ -40,9 +40,9 @@ def build_variants(model: str, work: Path) -> dict[str, tuple[Path, str]]:
         shutil.copytree(base, folder, ignore=shutil.ignore_patterns("*.onnx", "meta.json"))
         source = fused if is_fused else trace
         if backend == "onnx":
-            shutil.copy(source, folder / GRAPH_FILES[backend])
+            shutil.copy(source, folder / graph_file(backend))
         else:
-            quantize_onnx(source, folder / GRAPH_FILES[backend])
+            quantize_onnx(source, folder / graph_file(backend))
         out[label] = (folder, backend)
     return out
 

@@ -9,10 +9,33 @@ training always use the torch model.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "openvino", "openvino-int8")
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """One encoding backend: the runtime that runs it, whether its weights are int8, its graph
+    file in an export folder (None: torch, no export) and the typical seconds an export of the
+    bundled minilm takes (what the export message announces)."""
+
+    name: str
+    runtime: str  # "torch", "onnxruntime" or "openvino"
+    int8: bool
+    graph: str | None
+    typical_export_s: int | None  # minilm on 2 cores: bench/results/encode-fused.md, encode.md
+
+
+# The one table of backends: every other list of names or files is read from it.
+SPECS: dict[str, BackendSpec] = {b.name: b for b in (
+    BackendSpec("torch", "torch", False, None, None),
+    BackendSpec("onnx", "onnxruntime", False, "model.onnx", 30),
+    BackendSpec("onnx-int8", "onnxruntime", True, "model_int8.onnx", 20),
+    BackendSpec("openvino", "openvino", False, "openvino_model.xml", 10),
+    BackendSpec("openvino-int8", "openvino", True, "openvino_model_int8.xml", 70),
+)}
+BACKENDS: tuple[str, ...] = tuple(SPECS)
 AUTO = "auto"
 FIDELITY_GATE = 0.99  # min cosine to torch fp32 on the calibration texts, measured at export
 

@@ -29,10 +29,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .backends import SPECS
 from .calibration import calibration_texts, fidelity_texts
 from .fingerprint import pooling_mode
 from .modes import eval_mode
-from .runtime import GRAPH_FILES, RUNTIME_FILE, FastModel
+from .runtime import RUNTIME_FILE, FastModel, graph_file
 
 OPSET = 17
 CALIBRATION_TEXTS = 128  # static int8: NNCF's statistics; more costs time and gains little
@@ -157,21 +158,22 @@ def build(model, backend: str, folder: Path, *, multilingual: bool) -> dict:
     trace = folder / ".trace.onnx"
     names = export_onnx(model, trace)
     recipe: dict = {"trace": f"torch.onnx.export (TorchScript), opset {OPSET}, eager attention"}
-    if backend.startswith("onnx"):
+    kind = SPECS[backend]
+    if kind.runtime == "onnxruntime":
         fused = folder / ("model.onnx" if backend == "onnx" else ".fused.onnx")
         recipe["fusions"] = fuse_onnx(trace, fused, model[0].auto_model.config)
-        if backend == "onnx-int8":
-            quantize_onnx(fused, folder / GRAPH_FILES[backend])
+        if kind.int8:
+            quantize_onnx(fused, folder / graph_file(backend))
             recipe["quantization"] = "onnxruntime quantize_dynamic: QInt8 weights, per channel"
             fused.unlink()
-    elif backend.startswith("openvino"):
+    elif kind.runtime == "openvino":
         calibration = None
-        if backend == "openvino-int8":
+        if kind.int8:
             texts = calibration_texts(CALIBRATION_TEXTS, chinese=multilingual)
             calibration = [_tokenized(model, t, names) for t in texts]
             recipe["quantization"] = (f"nncf.quantize, ModelType.TRANSFORMER, MIXED preset, "
                                       f"bias correction, {len(texts)} calibration texts")
-        convert_openvino(trace, folder / GRAPH_FILES[backend], calibration)
+        convert_openvino(trace, folder / graph_file(backend), calibration)
     trace.unlink()
     spec = {
         "max_seq_length": int(model.max_seq_length),

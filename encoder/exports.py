@@ -26,7 +26,7 @@ import xxhash
 
 from common import FileLock, bertscope_home, file_checksum, fsync_tree, write_json_atomic
 
-from .backends import FIDELITY_GATE, passed_gate
+from .backends import FIDELITY_GATE, SPECS, passed_gate
 
 log = logging.getLogger("bertscope.encoder")
 
@@ -34,8 +34,6 @@ EXPORT_FORMAT = 2  # 2: onnx and onnx-int8 are fused (ONNX Runtime's transformer
 META = "meta.json"
 PACKAGES = ("torch", "transformers", "sentence-transformers", "onnx", "onnxruntime", "openvino",
             "nncf")
-# minilm on 2 cores: first loads in bench/results/encode-fused.md (fused onnx) and encode.md
-TYPICAL_S = {"onnx": 30, "onnx-int8": 20, "openvino": 10, "openvino-int8": 70}
 SKIP_DIRS = {"onnx", "openvino", "__pycache__"}  # other tools' exports inside a model folder
 
 
@@ -106,7 +104,8 @@ def ensure_export(model, fingerprint: str, backend: str, *, name: str,
         if folder.exists():
             log.warning("%s: the %s export at %s is unusable (%s); rebuilding it", name, backend,
                         folder, why)
-        print(f"Exporting {name} to {backend} (once per model; about {TYPICAL_S[backend]} s for "
+        typical = SPECS[backend].typical_export_s
+        print(f"Exporting {name} to {backend} (once per model; about {typical} s for "
               f"minilm, longer for bigger models) into {folder} ...", file=sys.stderr)
         staging = Path(tempfile.mkdtemp(prefix=f".{backend}-", dir=folder.parent))
         staging.chmod(0o755)

@@ -17,8 +17,24 @@ from pathlib import Path
 import numpy as np
 
 RUNTIME_FILE = "runtime.json"
-GRAPH_FILES = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx",
-               "openvino": "openvino_model.xml", "openvino-int8": "openvino_model_int8.xml"}
+
+
+def graph_file(backend: str) -> str:
+    """The graph file of `backend` in an export folder (backends.SPECS)."""
+    from .backends import SPECS
+
+    graph = SPECS[backend].graph
+    if graph is None:
+        raise ValueError(f"the {backend!r} backend has no exported graph")
+    return graph
+
+
+def runner(backend: str, graph: Path, threads: int | None):
+    """A function running `graph` (token ids -> sentence embeddings) on `backend`'s runtime."""
+    from .backends import SPECS
+
+    make = onnx_runner if SPECS[backend].runtime == "onnxruntime" else openvino_runner
+    return make(graph, threads)
 
 
 class FastModel:
@@ -39,9 +55,7 @@ class FastModel:
         self.languages: tuple[str, ...] = tuple(spec.get("languages") or ("unknown",))
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True)
         self.config = AutoConfig.from_pretrained(str(self.folder), local_files_only=True)
-        graph = self.folder / GRAPH_FILES[backend]
-        self._run = (_onnx_runner(graph, threads) if backend.startswith("onnx")
-                     else _openvino_runner(graph, threads))
+        self._run = runner(backend, self.folder / graph_file(backend), threads)
 
     def get_embedding_dimension(self) -> int:
         return self.dim
@@ -92,7 +106,7 @@ def _require(module: str, install: str):
         raise ImportError(f"this backend needs `pip install {install}`") from exc
 
 
-def _onnx_runner(graph: Path, threads: int | None):
+def onnx_runner(graph: Path, threads: int | None):
     ort = _require("onnxruntime", "onnxruntime==1.31.1")
 
     options = ort.SessionOptions()
@@ -109,7 +123,7 @@ def _onnx_runner(graph: Path, threads: int | None):
     return run
 
 
-def _openvino_runner(graph: Path, threads: int | None):
+def openvino_runner(graph: Path, threads: int | None):
     ov = _require("openvino", "openvino==2026.4.1")
 
     config = {"PERFORMANCE_HINT": "LATENCY"}

@@ -93,6 +93,20 @@ def test_auto_order_follows_int8_dot_products(tmp_path):
     assert backends_module.cpu_flags(tmp_path / "missing") == frozenset()
 
 
+def test_one_table_names_every_backend_and_its_graph():
+    from encoder.runtime import graph_file
+
+    assert BACKENDS == tuple(backends_module.SPECS) and BACKENDS[0] == "torch"
+    exported = [b for b in BACKENDS if b != "torch"]
+    assert len({graph_file(b) for b in exported}) == len(exported)  # one file each
+    assert {backends_module.SPECS[b].runtime for b in exported} == {"onnxruntime", "openvino"}
+    for order in (backends_module.auto_order(frozenset()),
+                  backends_module.auto_order(frozenset({"avx512_vnni"}))):
+        assert set(order) <= set(BACKENDS)
+    with pytest.raises(ValueError, match="no exported graph"):
+        graph_file("torch")
+
+
 def test_cpu_flags_can_be_pinned_by_the_environment(monkeypatch):
     monkeypatch.setenv("BERTSCOPE_CPU_FLAGS", "avx2,avx512_vnni")
     assert backends_module.cpu_flags() == {"avx2", "avx512_vnni"}

@@ -13,7 +13,7 @@ from backend_home import module_home
 
 from encoder import FIDELITY_GATE, load_encoder
 from encoder.exports import export_folder
-from encoder.runtime import GRAPH_FILES
+from encoder.runtime import graph_file
 
 TEXTS = ["a red apple", "the bank of the river", "Stocks fell sharply on Monday.", "x"]
 
@@ -35,7 +35,7 @@ def test_onnx_exports_are_fused_per_layer(home, tiny_model_dir, backend):
     enc = load_encoder(tiny_model_dir, backend=backend)
     folder = export_folder(enc.fingerprint, backend)
     layers = json.loads((folder / "config.json").read_text())["num_hidden_layers"]
-    ops = fused_ops(folder / GRAPH_FILES[backend])
+    ops = fused_ops(folder / graph_file(backend))
     attention = "QAttention" if backend == "onnx-int8" else "Attention"
     assert ops.get(attention) == layers, ops
     assert ops.get("SkipLayerNormalization") == 2 * layers, ops
