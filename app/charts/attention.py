@@ -8,18 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .labels import safe, ticks
+
 COLORSCALE = "Viridis"  # perceptually uniform, readable on light and dark backgrounds
-
-
-def safe(labels: Sequence[str]) -> list[str]:
-    """Labels for plotly, which reads `<s>` (XLM-R's [CLS]) as a strike-through tag and shows
-    entities such as `&lt;` literally: a zero-width space after `<` keeps it plain text."""
-    return [str(t).replace("<", "<\u200b") for t in labels]
-
-
-def _ticks(labels: Sequence[str]) -> dict:
-    # Numeric positions with text ticks: repeated labels ([SEP], "the") stay separate rows.
-    return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": safe(labels)}
 
 
 def attention_heatmap(matrix: np.ndarray, labels: Sequence[str], title: str) -> go.Figure:
@@ -38,8 +29,8 @@ def attention_heatmap(matrix: np.ndarray, labels: Sequence[str], title: str) -> 
     size = max(360, min(900, 28 * t + 160))
     fig.update_layout(
         title=title, height=size, xaxis_title="attended to (key)", yaxis_title="attending (query)",
-        xaxis={**_ticks(labels), "tickangle": -60},
-        yaxis={**_ticks(labels), "autorange": "reversed"},
+        xaxis={**ticks(labels), "tickangle": -60},
+        yaxis={**ticks(labels), "autorange": "reversed"},
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return fig
@@ -138,7 +129,7 @@ def cls_by_layer(attentions: np.ndarray, labels: Sequence[str]) -> go.Figure:
     ))
     fig.update_layout(
         title=f"What {labels[0]} attends to, layer by layer (mean over heads)",
-        height=max(300, 30 * layers + 140), xaxis={**_ticks(labels), "tickangle": -60},
+        height=max(300, 30 * layers + 140), xaxis={**ticks(labels), "tickangle": -60},
         yaxis={"autorange": "reversed"}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return fig

@@ -7,13 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .attention import safe
+from .labels import safe, ticks
 
 COLORSCALE = "RdBu_r"  # red: adds to the similarity, blue: takes from it
-
-
-def _ticks(labels: Sequence[str]) -> dict:
-    return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": safe(labels)}
 
 
 def attribution_heatmap(matrix: np.ndarray, words_a: Sequence[str], words_b: Sequence[str],
@@ -31,7 +27,7 @@ def attribution_heatmap(matrix: np.ndarray, words_a: Sequence[str], words_b: Seq
         colorbar={"title": "share"}))
     fig.update_layout(
         title=title, height=max(260, min(700, 22 * len(a) + 180)),
-        xaxis={**_ticks(words_b), "tickangle": -60, "title": names[1]},
-        yaxis={**_ticks(words_a), "autorange": "reversed", "title": names[0]},
+        xaxis={**ticks(words_b), "tickangle": -60, "title": names[1]},
+        yaxis={**ticks(words_a), "autorange": "reversed", "title": names[0]},
         margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig

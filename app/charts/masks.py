@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .attention import _ticks
+from .labels import ticks
 
 
 def bidirectional_mask(t: int) -> np.ndarray:
@@ -41,8 +41,8 @@ def mask_figure(labels: Sequence[str]) -> go.Figure:
             colorscale=[[0, "#d9d9d9"], [1, "#1f77b4"]], xgap=1, ygap=1,
             hovertemplate="query %{y} → key %{x}: %{z:.0f}<extra></extra>",
         ), row=1, col=col)
-    fig.update_xaxes(**_ticks(labels), tickangle=-60, title_text="may attend to")
-    fig.update_yaxes(**_ticks(labels), autorange="reversed")
+    fig.update_xaxes(**ticks(labels), tickangle=-60, title_text="may attend to")
+    fig.update_yaxes(**ticks(labels), autorange="reversed")
     fig.update_yaxes(title_text="token", row=1, col=1)
     fig.update_layout(height=max(340, 22 * t + 180), margin={"l": 10, "r": 10, "t": 60, "b": 10})
     return fig

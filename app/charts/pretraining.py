@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .attention import safe
+from .labels import safe
 
 # status -> (legend, colour index); "" is a token that was not selected
 STATUS = {"": ("not selected", 0), "mask": ("selected → [MASK] (80 %)", 1),

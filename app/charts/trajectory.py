@@ -8,7 +8,7 @@ from itertools import combinations
 import numpy as np
 import plotly.graph_objects as go
 
-from .attention import safe
+from .labels import safe
 
 
 def cut(text: str, width: int = 28) -> str:
