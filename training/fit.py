@@ -25,11 +25,11 @@ from sentence_transformers import (
 )
 from sentence_transformers.base.sampler import BatchSamplers
 from transformers import EarlyStoppingCallback, TrainerCallback, set_seed
-from transformers.trainer_utils import get_last_checkpoint
 
 from common import write_json_atomic
 
 from .callbacks import JsonlLogCallback
+from .checkpoints import atomic, resume_point
 from .checks import check_numbers, fit_sets_apart
 from .config import FitConfig
 from .dev_sets import describe, dev_evaluator, load_sets, metric_key, score_sets
@@ -227,7 +227,7 @@ def _run_stage(
     extra = [JsonlLogCallback(out / "training_log.jsonl", index), *callbacks]
     if selector and config.early_stopping_patience is not None:
         extra.append(EarlyStoppingCallback(early_stopping_patience=config.early_stopping_patience))
-    trainer = SentenceTransformerTrainer(
+    trainer = atomic(SentenceTransformerTrainer)(
         model=model,
         args=args,
         train_dataset=next(iter(datasets.values())) if single else datasets,
@@ -235,7 +235,7 @@ def _run_stage(
         evaluator=selector[0] if selector else None,
         callbacks=extra,
     )
-    checkpoint = get_last_checkpoint(str(folder)) if resume and folder.is_dir() else None
+    checkpoint = resume_point(folder) if resume else None  # partial ones removed, said
     if checkpoint:
         log.info("stage %d: resuming from %s", index, checkpoint)
     started = time.perf_counter()

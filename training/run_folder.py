@@ -16,6 +16,7 @@ from typing import Any
 
 from common import check_path
 
+from .checkpoints import complete_checkpoints
 from .errors import TrainingError
 
 RUN_FILE = "run.json"
@@ -28,16 +29,17 @@ log = logging.getLogger("bertscope.training")
 
 def never_trained(path: Path, run: dict[str, Any]) -> bool:
     """True for a run folder whose run stopped before anything could be resumed: no finished
-    stage and no checkpoint (a model that failed to load, a crash in the first steps)."""
+    stage and no complete checkpoint (a model that failed to load, a crash in the first steps,
+    a kill while the first checkpoint was written)."""
     if run.get("finished") or run.get("stages_done"):
         return False
-    return not any((path / "checkpoints").glob("stage-*/checkpoint-*"))
+    return not any(complete_checkpoints(stage) for stage in (path / "checkpoints").glob("stage-*"))
 
 
 def _clear_startup(path: Path) -> None:
     for name in STARTUP_FILES:
         (path / name).unlink(missing_ok=True)
-    shutil.rmtree(path / "checkpoints", ignore_errors=True)  # holds no checkpoint: see above
+    shutil.rmtree(path / "checkpoints", ignore_errors=True)  # no complete checkpoint: see above
 
 
 def prepare_out(out: str | Path, identity: dict[str, Any], *, resume: bool) -> Path:

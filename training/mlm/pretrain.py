@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from transformers import Trainer, TrainerCallback, TrainingArguments, set_seed
-from transformers.trainer_utils import get_last_checkpoint
 
 from common import write_json_atomic
 from encoder.heads import bundled_heads_dir, read_meta, save_heads
 
 from ..callbacks import JsonlLogCallback
+from ..checkpoints import atomic, resume_point
 from ..errors import TrainingError
 from ..report import read_log
 from ..run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
@@ -184,15 +184,13 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
         remove_unused_columns=False,
         disable_tqdm=not config.show_progress,
     )
-    trainer = Trainer(
+    trainer = atomic(Trainer)(
         model=model, args=args, train_dataset=data.train,
         data_collator=MlmCollator(tokenizer, config.mlm_probability,
                                   whole_word=config.whole_word, seed=config.seed),
         callbacks=[JsonlLogCallback(out / "training_log.jsonl", 0), *callbacks],
     )
-    checkpoint = None
-    if resume and stage_dir(out, 0).is_dir():
-        checkpoint = get_last_checkpoint(str(stage_dir(out, 0)))
+    checkpoint = resume_point(stage_dir(out, 0)) if resume else None  # partial ones removed
     started = time.perf_counter()
     output = trainer.train(resume_from_checkpoint=checkpoint)
     wall = time.perf_counter() - started
