@@ -247,6 +247,13 @@ ENCODER = [
       lambda ws: _minilm().word_trajectory("an apple", "apple")),
     e("word_trajectory(['an apple', 'apples'], '')",
       lambda ws: _minilm().word_trajectory(["an apple", "apples"], "")),
+    e("explain(a, b, steps=5000)", lambda ws: _minilm().explain("a cat", "a dog", steps=5000),
+      note="refused at once, naming the bound (it ran for minutes)"),
+    e("explain(a, b, steps=10**6)", lambda ws: _minilm().explain("a cat", "a dog",
+                                                                  steps=10**6),
+      note="refused at once (Gauss-Legendre asked for 7 TiB)"),
+    e("explain(two long texts, steps=200) (steps x tokens over the bound)",
+      lambda ws: _minilm().explain("word " * 100, "text " * 100, steps=200)),
     e("load_beir(None, 'test')", lambda ws: __import__("metrics").load_beir(None, "test")),
     e("ndcg_at_k(run, qrels, k=0)", lambda ws: __import__("metrics")
       .ndcg_at_k({"q": {"d": 1.0}}, {"q": {"d": 1}}, 0)),

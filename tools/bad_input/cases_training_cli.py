@@ -3,6 +3,7 @@ tokens): the point is what the user reads, not the model."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from .probe import Case, Outcome, cli
@@ -35,6 +36,38 @@ def _restart(bad: str, *, resume: bool) -> Case:
 
     return Case("python -m training fit", bad, run, 0,
                 "a run that never trained leaves nothing that blocks the next start")
+
+
+def _recipe(bad: str, name: str) -> Case:
+    def run(ws) -> Outcome:
+        out = str(ws.root / "runs" / uuid.uuid4().hex[:8])
+        return cli("training", "fit", "--config", f"{{W}}/recipes/{name}.json", "--data", "{W}",
+                   "--out", out, "--no-progress")(ws)
+
+    return Case("python -m training fit", bad, run)
+
+
+def _killed_mid_checkpoint() -> Case:
+    """A run whose last checkpoint was cut short by a kill (config files only), then --resume:
+    the partial checkpoint is removed (said) and the run resumes from the last whole one."""
+
+    def run(ws) -> Outcome:
+        out = ws.root / "runs" / uuid.uuid4().hex[:8]
+        argv = ["fit", "--model", "minilm", "--train", "{W}/sts.jsonl", "--loss", "cosine",
+                "--out", str(out), *QUICK, "--keep-checkpoints"]
+        first = cli("training", *argv)(ws)
+        run_json = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        (out / "run.json").write_text(json.dumps({**run_json, "finished": False,
+                                                  "stages_done": []}), encoding="utf-8")
+        partial = out / "checkpoints" / "stage-0" / "checkpoint-99"
+        partial.mkdir(parents=True)
+        (partial / "config.json").write_text("{}", encoding="utf-8")
+        again = cli("training", *argv, "--resume")(ws)
+        again.message = f"first: {first.message} → then: {again.message}"
+        return again
+
+    return Case("python -m training fit", "--resume after a kill while a checkpoint was written",
+                run, 0, "the partial checkpoint is removed, saying so; the last whole one resumes")
 
 
 FIT = [
@@ -83,6 +116,11 @@ FIT = [
     _fit("--resume with nothing to resume", "--resume"),
     _restart("rerun after a failed start", resume=False),
     _restart("--resume after a failed start", resume=True),
+    _killed_mid_checkpoint(),
+    _fit("--dev the --train file itself", "--dev", "{W}/sts.jsonl"),
+    _fit("--dev a byte copy of the --train file", "--dev", "{W}/sts-copy.jsonl"),
+    _recipe("a recipe whose dev set is a copy of its training file", "dev-is-train"),
+    _recipe("a recipe with 1000 cross-validation folds on 2 judged queries", "folds"),
     Case("python -m training fit", "--threads 0 (before the command)",
          cli("training", "--threads", "0", "fit", "--model", "minilm", "--train",
              "{W}/sts.jsonl", "--loss", "cosine", "--out", "{W}/runs/t0")),
@@ -152,6 +190,7 @@ EXPERIMENT = [
     _fit("--seed abc", "--seed", "abc", command=POOL),
     _fit("--max-length 100000", "--max-length", "100000", command=POOL),
     _fit("--dev whose gold scores are all equal", "--dev", "{W}/const.jsonl", command=POOL),
+    _fit("--dev the --train file itself", "--dev", "{W}/sts.jsonl", command=POOL),
     _fit("--out an existing file", out="{W}/file.txt", command=POOL),
     _fit("--out below a file", out="{W}/file.txt/exp", command=POOL),
     _fit("--resume with nothing to resume", "--resume", command=POOL),

@@ -87,6 +87,17 @@ FILES: dict[str, str | bytes] = {
     "latin1.jsonl": _pairs().encode() + b'{"sentence1": "caf\xe9", "sentence2": "x", "score": 1}\n',
     "sts.xml": "<pairs/>\n",
     "sts.tsv": "sentence1\tsentence2\tscore\n\"unclosed\tquote\t1\n",
+    "sts-copy.jsonl": _pairs(),  # the same bytes as sts.jsonl under another name
+    "one-doc.txt": "One document without a blank line, so nothing to hold out. " * 12 + "\n",
+    "masks.txt": "[MASK] [MASK] [MASK]\n\n[MASK] [MASK]\n\n[MASK]\n",
+    # recipes (run with --data W)
+    "recipes/folds.json": json.dumps({
+        "recipe": "folds", "model": "minilm", "max_length": 32,
+        "cross_validation": {"beir": "beir", "split": "test", "folds": 1000},
+        "stages": [{"train": ["cv:train"], "loss": "mnrl"}]}),
+    "recipes/dev-is-train.json": json.dumps({
+        "recipe": "dev-is-train", "model": "minilm", "max_length": 32,
+        "stages": [{"train": ["sts.jsonl"], "loss": "cosine"}], "dev": ["sts-copy.jsonl"]}),
     # a run folder that finished, one that holds something else
     "runs/finished/run.json": json.dumps({"format": 1, "identity": {}, "finished": True,
                                           "stages_done": [{}]}),
