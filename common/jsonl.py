@@ -3,6 +3,7 @@ is bad, so every reader (corpora, training pairs, BEIR files) can skip or refuse
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,8 @@ def jsonl_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | str]
     not UTF-8, not JSON, or JSON but not an object."""
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, start=1):
+            if n == 1:  # a byte-order mark, as Windows tools write one, is no part of the row
+                raw = raw.removeprefix(codecs.BOM_UTF8)
             if not raw.strip():
                 continue
             try:

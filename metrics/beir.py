@@ -93,7 +93,7 @@ def _read_jsonl(path: Path, *required: str):
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
-    with open(path, encoding="utf-8", newline="") as fh:
+    with open(path, encoding="utf-8-sig", newline="") as fh:  # -sig: a BOM is no header
         reader = csv.reader(fh, delimiter="\t")
         header = next(reader, None)
         if header and header[:2] != ["query-id", "corpus-id"]:  # headerless file: keep row

@@ -83,7 +83,7 @@ def materialise(source: Path, spec: HoldoutSpec, cache: Path) -> dict[str, Path]
     files = {p: folder / f"{source.parent.name}-{source.stem}.{p}.jsonl" for p in ALL_PARTS}
     if (folder / "split.json").is_file() and all(f.is_file() for f in files.values()):
         return files
-    lines = [(n, line) for n, line in enumerate(raw.decode("utf-8").splitlines(), 1)
+    lines = [(n, line) for n, line in enumerate(raw.decode("utf-8-sig").splitlines(), 1)
              if line.strip()]
     rows = []
     for n, line in lines:

@@ -69,7 +69,7 @@ def read_recipe_file(path: str | Path) -> dict[str, Any]:
     p = Path(path).expanduser()
     if not p.is_file():
         raise TrainingError(f"--config {p}: no such recipe file (see recipes/ for examples)")
-    text = p.read_text(encoding="utf-8")
+    text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Notepad) is no JSON
     try:
         if p.suffix.lower() in (".yaml", ".yml"):
             import yaml

@@ -59,8 +59,8 @@ def _jsonl_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
 def _decoded_lines(path: Path, report: CorpusReport, opts: CorpusOptions, bad: set[int]):
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, start=1):
-            try:
-                yield raw.decode("utf-8")
+            try:  # utf-8-sig on the first line: a byte-order mark is no part of the header
+                yield raw.decode("utf-8-sig" if n == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 report.skip(opts, path.name, n,
                             f"not UTF-8 ({exc.reason} at byte {exc.start})")
@@ -122,7 +122,7 @@ def _folder_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
     for file in files:
         rel = file.relative_to(path).as_posix()
         try:
-            text = file.read_bytes().decode("utf-8")
+            text = file.read_bytes().decode("utf-8-sig")  # without a byte-order mark
         except UnicodeDecodeError as exc:
             report.skip(opts, rel, 0, f"not UTF-8 ({exc.reason} at byte {exc.start})")
             continue

@@ -65,7 +65,7 @@ def read_documents(path: str | Path, text_field: str = "text") -> Documents:
     if not p.exists():
         raise TrainingError(f"corpus not found: {p}")
     if p.is_file() and p.suffix.lower() == ".txt":
-        blocks = re.split(r"\n\s*\n", p.read_text(encoding="utf-8", errors="replace"))
+        blocks = re.split(r"\n\s*\n", p.read_text(encoding="utf-8-sig", errors="replace"))
         texts = [b.strip() for b in blocks if b.strip()]
         if not texts:
             raise CorpusReport(documents=[], error=TrainingError).unusable(str(p))
