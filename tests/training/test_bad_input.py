@@ -56,7 +56,10 @@ def test_a_run_that_never_trained_is_cleared(tmp_path, resume):
 
 def test_a_run_with_a_checkpoint_still_needs_resume(tmp_path):
     out = tmp_path / "run"
-    (out / "checkpoints" / "stage-0" / "checkpoint-2").mkdir(parents=True)
+    checkpoint = out / "checkpoints" / "stage-0" / "checkpoint-2"
+    checkpoint.mkdir(parents=True)  # a whole one: state and weights (partial: test_checkpoints)
+    (checkpoint / "trainer_state.json").write_text("{}")
+    (checkpoint / "model.safetensors").write_bytes(b"")
     (out / RUN_FILE).write_text(json.dumps({"format": 1, "identity": {"model": "mine"},
                                             "finished": False, "stages_done": []}))
     with pytest.raises(TrainingError, match="pass --resume"):
