@@ -1,0 +1,64 @@
+"""docs/ARCHITECTURE.md's table of who may import whom is what the code does: no import crosses a
+line the table does not allow, and the table allows no arrow that no code uses."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DOC = REPO / "docs" / "ARCHITECTURE.md"
+PACKAGES = ("common", "metrics", "encoder", "indexer", "training", "app", "bench", "tools")
+# top-level import name -> the package (folder) it belongs to
+OWNER = {p: p for p in PACKAGES} | {"appkit": "app", "charts": "app"}
+
+
+def allowed() -> dict[str, set[str]]:
+    """package -> the packages the doc's table says it may import."""
+    table: dict[str, set[str]] = {}
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and re.fullmatch(r"`\w+`", cells[0]):
+            table[cells[0].strip("`")] = set(re.findall(r"`(\w+)`", cells[2]))
+    return table
+
+
+def imported(package: str) -> dict[str, str]:
+    """Other BERTScope packages that `package`'s files import -> one file:line that does."""
+    found: dict[str, str] = {}
+    for path in sorted((REPO / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                other = OWNER.get(name.split(".")[0])
+                if other and other != package:
+                    found.setdefault(other, f"{path.relative_to(REPO)}:{node.lineno}")
+    return found
+
+
+def test_the_table_names_every_package():
+    assert set(allowed()) == set(PACKAGES)
+
+
+def test_no_import_crosses_a_line_the_table_does_not_allow():
+    table = allowed()
+    crossings = [f"{package} -> {other} ({where})" for package in PACKAGES
+                 for other, where in imported(package).items() if other not in table[package]]
+    assert not crossings, "imports docs/ARCHITECTURE.md does not allow: " + "; ".join(crossings)
+
+
+def test_the_table_allows_no_arrow_that_no_code_uses():
+    table = allowed()
+    unused = [f"{package} -> {other}" for package in PACKAGES
+              for other in table[package] - set(imported(package))]
+    assert not unused, f"arrows in docs/ARCHITECTURE.md no code uses: {unused}"
+
+
+def test_indexer_and_training_never_import_each_other():
+    assert "training" not in imported("indexer") and "indexer" not in imported("training")
