@@ -262,6 +262,25 @@ def test_two_models_side_by_side(tab, app_url):
     shot(tab, "14-attention-two-models")
 
 
+def test_chinese_words_keep_every_character_when_merged(tab, app_url):
+    """Issue 25: merged, 一个 and 了 went missing; unmerged, a lone ▁ stood unexplained."""
+    tab.goto(f"{app_url}/Attention")
+    tab.locator(".js-plotly-plot .main-svg").first.wait_for()
+    choose(tab, "Example", "中文: 苹果好吃，iPhone更好用。")  # switches the model to e5
+    wait_idle(tab)
+    for label, text in (("Sentence A", "我今天吃了一个苹果"), ("Sentence B", "苹果发布了新款手机")):
+        tab.get_by_label(label).last.fill(text)  # .last: the previous example's box may linger
+        tab.get_by_label(label).last.press("Control+Enter")
+        wait_idle(tab)
+    tab.get_by_text("One head", exact=True).click()
+    tab.get_by_text("SentencePiece's word-start mark").wait_for()
+    tab.get_by_text("Merge subword tokens into words").click()
+    for word in ("了一个", "发布了", "新款手机"):
+        tab.locator(".js-plotly-plot .ytick text", has_text=word).first.wait_for(state="visible")
+    wait_idle(tab)
+    shot(tab, "15-attention-zh-merged-every-character")
+
+
 def test_two_indexes_side_by_side_with_rank_movement(tab, app_url):
     """The small pair: the same 12 documents under minilm and rebuilt with e5; a Chinese query
     (minilm reads it as [UNK]s) moves the Chinese document up."""
