@@ -99,9 +99,12 @@ def test_empty_sentence_asks_for_input(page):
 
 def test_text_the_tokenizer_drops_entirely_says_so(page):
     at = page("attention")
-    at.text_area[0].set_value("\x00\x01\x02").run()  # yesterday: figures over [CLS] [SEP]
+    at.text_area[0].set_value("\ufffd\ufffd").run()  # yesterday: figures over [CLS] [SEP]
     assert not at.exception and not figures(at)
     assert any("reads no token in this text" in t for t in texts(at.info))
+    at.text_area[0].set_value("\x00\x01\x02").run()  # nothing visible: refused as empty text
+    assert not at.exception and not figures(at)
+    assert any("empty" in t for t in texts(at.error))
     at.text_area[0].set_value("[CLS] [SEP] [MASK]").run()  # special tokens typed: still shown
     assert not at.exception and figures(at) and not at.info
 
