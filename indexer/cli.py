@@ -46,7 +46,8 @@ def cmd_build(args) -> int:
         corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
         chunking=ChunkingConfig(args.chunk_tokens, args.overlap, not args.no_title),
         progress=StageBar(), engine=args.engine,
-        workers=args.workers or RAY_WORKERS, ray_address=args.ray_address,
+        workers=(args.workers or RAY_WORKERS) if args.engine == "ray" else 1,
+        ray_address=args.ray_address,
         backend=args.backend, bm25=Bm25Params(args.bm25_k1, args.bm25_b),
     )
     st = index.stats()

@@ -21,6 +21,15 @@ def test_cli_ray_flags_without_the_ray_engine_are_refused(tmp_path, run_cli, fla
     assert not (tmp_path / "idx").exists()
 
 
+def test_cli_build_without_ray_flags_still_builds(tmp_path, tiny_model_dir, run_cli):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "a", "text": "cats purr"}) + "\n")
+    done = run_cli("indexer", "build", "--corpus", corpus, "--out", tmp_path / "idx", "--model",
+                   tiny_model_dir, "--index", "flat")
+    assert done.code == 0, done.err
+    assert json.loads((tmp_path / "idx" / "manifest.json").read_text())["build"]["workers"] == 1
+
+
 @pytest.mark.parametrize("settings,said", [
     (dict(workers=3), "workers=3 applies only to engine='ray'"),
     (dict(ray_address="auto"), "ray_address='auto' applies only to engine='ray'"),
