@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cases_indexer_odd import cli_cases
 from .cases_indexer_rebuild import rebuild_cases
 from .probe import Case, Outcome, cli
 
@@ -305,5 +306,7 @@ DEFAULT = [
 
 REBUILD = rebuild_cases(_case("rebuild"), M)
 
-COMMANDS = {"build": BUILD, "rebuild": REBUILD, "search": SEARCH, "info": INFO, "add": ADD,
-            "delete": DELETE, "compact": COMPACT, "eval": EVAL, "default": DEFAULT}
+ODD = cli_cases(_case, M)
+COMMANDS = {"build": BUILD + ODD["build"], "rebuild": REBUILD, "search": SEARCH + ODD["search"],
+            "info": INFO, "add": ADD, "delete": DELETE, "compact": COMPACT, "eval": EVAL,
+            "default": DEFAULT}

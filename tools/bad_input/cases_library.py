@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from datetime import date
 
+from .cases_indexer_odd import library_cases
 from .probe import Case, call
 
 ENC: dict = {}  # one minilm for every encoder case
@@ -259,4 +260,6 @@ ENCODER = [
       .ndcg_at_k({"q": {"d": 1.0}}, {"q": {"d": 1}}, 0)),
 ]
 
-ENTRIES = {"indexer library": INDEXER, "training library": TRAINING, "encoder library": ENCODER}
+ODD_INDEXER, ODD_ENCODER = library_cases(i, e, _minilm)
+ENTRIES = {"indexer library": INDEXER + ODD_INDEXER, "training library": TRAINING,
+           "encoder library": ENCODER + ODD_ENCODER}

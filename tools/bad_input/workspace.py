@@ -8,6 +8,8 @@ import shutil
 import uuid
 from pathlib import Path
 
+from .cases_indexer_odd import FILES as ODD_FILES
+
 DOCS = [
     {"id": "oil-1", "title": "Oil prices", "text": "Crude oil prices rose as OPEC cut output.",
      "category": "business", "year": 2004},
@@ -137,7 +139,7 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        for rel, content in {**FILES, **BEIR}.items():
+        for rel, content in {**FILES, **BEIR, **ODD_FILES}.items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
