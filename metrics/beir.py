@@ -10,6 +10,7 @@ from pathlib import Path
 
 from common import check_path
 from common.jsonl import jsonl_objects
+from common.text import has_visible_text
 
 
 def load_beir(
@@ -68,7 +69,7 @@ def read_queries(path: str | Path) -> dict[str, str]:
     queries: dict[str, str] = {}
     for n, row in _read_jsonl(path, "_id", "text"):
         text = row["text"]
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str) or not has_visible_text(text):  # nothing a reader sees
             raise ValueError(f"{path}:{n}: query text is {text!r}: a query needs some text")
         queries[str(row["_id"])] = text
     return queries

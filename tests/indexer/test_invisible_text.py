@@ -50,3 +50,13 @@ def test_a_corpus_skips_invisible_rows_like_empty_ones(tmp_path):
 def test_cli_search_refuses_an_invisible_query(flat_index, run_cli):
     done = run_cli("indexer", "search", flat_index, "\u200b\ufeff\x01")
     assert done.code != 0 and "empty query" in done.error and done.out == ""
+
+
+def test_cli_search_names_the_line_of_an_invisible_query_in_a_file(flat_index, tmp_path,
+                                                                     run_cli):
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(json.dumps({"_id": "q1", "text": "cats"}) + "\n"
+                       + json.dumps({"_id": "q2", "text": "\u200b\x01"}) + "\n")
+    done = run_cli("indexer", "search", flat_index, "--queries", queries)
+    assert done.code != 0 and done.out == ""
+    assert f"{queries}:2: query text" in done.error and "needs some text" in done.error
