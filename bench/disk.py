@@ -23,8 +23,8 @@ from pathlib import Path
 
 import faiss
 import numpy as np
-from benchkit import machine, write_results
-from search import grow, qps, real_vectors, recall
+from benchkit import write_results
+from vectorkit import K, grow, held_out_queries, qps, real_vectors, recall
 
 from common import bertscope_home, data_root
 from indexer.diskivf import INDEX, LISTS, RERANK, DiskIVFPQ
@@ -39,7 +39,6 @@ from indexer.presets import (
 )
 from indexer.rayivf import SEED, add_shard, sample
 
-K = 10
 PASSES = 3  # QPS: the best of this many passes (other jobs share the 2 cores)
 SWEEP = [(8, 16), (16, 16), (32, 16), (64, 16), (16, 32), (32, 32), (64, 32), (128, 32)]
 
@@ -150,13 +149,8 @@ def main() -> int:
         vecs = real_vectors(name, Path(args.data), None, home, name in args.partial.split(","))
         parts.append(vecs)
         used.append(f"{name}: {len(vecs)} chunks")
-    real = np.vstack(parts)
-    rng = np.random.default_rng(0)  # held-out queries exactly as bench/search.py makes them
-    order = rng.permutation(len(real))
-    held = real[order[: args.queries]].copy()
-    queries = held + rng.normal(0, 0.02, held.shape).astype(np.float32)
-    faiss.normalize_L2(queries)
-    base = grow(real[order[args.queries :]], args.size, np.random.default_rng(1))
+    real, queries = held_out_queries(np.vstack(parts), args.queries)  # as bench/search.py
+    base = grow(real, args.size, np.random.default_rng(1))
     n, dim = base.shape
     print(f"{n} vectors from {', '.join(used)}", flush=True)
 
@@ -183,8 +177,7 @@ def main() -> int:
                "build_s": round(build_s, 1), **{k: round(v, 2) for k, v in timed.items()},
                "shards": args.shards,
                "bytes_per_vector": {k: round(v / n, 1) for k, v in sizes.items()},
-               "build_threads": args.threads, "machine": machine(), "args": " ".join(sys.argv[1:]),
-               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **served,
+               "build_threads": args.threads, **served,
                "ivfpq_in_ram": in_ram}
     write_results("disk", payload, table(payload))
     print(table(payload))
@@ -203,9 +196,8 @@ def knob_table(rows: list[dict]) -> list[str]:
 def table(r: dict) -> str:
     b = r["bytes_per_vector"]
     lines = [f"# ivfpq-disk at {r['vectors']:,} vectors ({r['spec']})", "",
-             "`HF_HUB_OFFLINE=1 .venv/bin/python bench/disk.py " + r["args"] + "`", "",
              f"- vectors: {', '.join(r['from'])}, grown as bench/search.py grows them; "
-             "300 held-out noisy queries", f"- date {r['date']}; {r['machine']}",
+             "300 held-out noisy queries",
              f"- built as the Ray build builds it, one shard after another, {r['build_threads']} "
              f"threads: {r['build_s']} s = training on the sample {r['train_s']} s + adding "
              f"{r['shards']} shards (each into its own IVF shard file) {r['add_s']} s + merging "

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from benchkit import RESULTS, machine, median, write_results
+from benchkit import RESULTS, median, write_results
 from encodekit import BACKENDS, MODELS, REFERENCE, run_measured, scifact_passages, stsb_sentences
 
 WORKER = Path(__file__).resolve().parent / "encode_worker.py"
@@ -85,9 +83,7 @@ def fidelity(row: dict) -> str:
 
 
 def table(rows: list[dict], meta: dict) -> str:
-    lines = [f"# Encoding backends side by side ({meta['date']})", "",
-             f"Command: `{meta['command']}`", "",
-             f"Machine: {meta['machine']}", "",
+    lines = ["# Encoding backends side by side", "",
              f"Texts: {meta['texts']}", "",
              "| model | backend | sentences/s | × st | passages/s | × st | 1-query p50 ms "
              "(p90) | peak RSS MB | cos mean / min to fp32 | fidelity at export | "
@@ -110,7 +106,7 @@ def table(rows: list[dict], meta: dict) -> str:
               "batch 32; e5 gets `query: ` / `passage: ` prefixes. Peak RSS is the largest RSS "
               "psutil sampled (20 ms) in the row's own process, model load included.", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items()
-              if k not in ("command", "machine", "texts", "per_round")]
+              if k not in ("command", "machine", "date", "texts", "per_round")]
     if meta.get("per_round"):
         lines += ["", "Per round (sentences/s, passages/s, p50 ms, peak RSS MB):", "", "```"]
         lines += meta["per_round"] + ["```"]
@@ -133,7 +129,8 @@ def main() -> None:
     args = p.parse_args()
     if args.report_only:
         saved = json.loads((RESULTS / f"{args.name}.json").read_text())
-        write_results(args.name, saved, table(saved["rows"], saved["meta"]))
+        write_results(args.name, saved, table(saved["rows"], saved["meta"]),
+                      stamp=saved.get("stamp"))  # the measuring run's stamp, not this one's
         return
     texts = {"sentences": stsb_sentences(args.n), "passages": scifact_passages(args.passages),
              "queries": queries(args.queries)}
@@ -175,15 +172,11 @@ def main() -> None:
                   f"{res['passages_per_s']:6.2f} p/s  p50 {res['p50_ms']:5.1f} ms  "
                   f"{res['peak_rss_mb']:5.0f} MB  {res.get('quality', '')}", flush=True)
     rows = summarise(runs, vectors)
-    meta = {"command": "HF_HUB_OFFLINE=1 .venv/bin/python "
-            + shlex.join(["bench/encode.py", *sys.argv[1:]]),
-            "machine": machine(),
-            "texts": f"{len(texts['sentences'])} distinct STS-B dev sentences; "
+    meta = {"texts": f"{len(texts['sentences'])} distinct STS-B dev sentences; "
             f"{len(texts['passages'])} SciFact corpus abstracts (title + text, one in "
             f"{5183 // args.passages}, truncated at each model's max_length); "
             f"{len(texts['queries'])} SciFact queries one at a time for p50; quality on the full "
             "STS-B dev (1,500 pairs) and Chinese STS-B dev (1,458 pairs, e5 only)",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "rounds": args.rounds, "wall_s": round(time.time() - started),
             "first load s (export included when not cached)": first_load,
             "failed": {f"{m}/{b}": e for (m, b), e in failed.items()},

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-from benchkit import machine, median, write_results
+from benchkit import median, write_results
 from encodekit import run_measured, scifact_passages, stsb_sentences
 
 WORKER = Path(__file__).resolve().parent / "encode_worker.py"
@@ -62,13 +60,9 @@ def main() -> None:
         rows.append({"model": model, "backend": backend, "threads": threads, "texts": kind,
                      "batch": batch, "order": order, "per_s": rate,
                      "vs_default": rate / base if base else None, "runs": values})
-    command = ("HF_HUB_OFFLINE=1 .venv/bin/python "
-               + shlex.join(["bench/encode_sweep.py", *sys.argv[1:]]))
     lines = ["# Cheap wins: batch size, threads, length-sorted batches", "",
-             f"Command: `{command}`", "", f"Machine: {machine()}", "",
              f"Texts: {len(texts['sentences'])} STS-B dev sentences, {len(texts['passages'])} "
-             f"SciFact abstracts; median of {args.rounds} interleaved rounds; "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, wall "
+             f"SciFact abstracts; median of {args.rounds} interleaved rounds; wall "
              f"{time.time() - started:.0f} s.", "",
              "`sorted`: one encode call, which sorts the whole input longest first (an export "
              "run by `Encoder`: by token count; torch: sentence-transformers, by characters); "
@@ -85,8 +79,7 @@ def main() -> None:
         lines.append(f"| {r['model']} | {r['backend']} | {r['threads']} | {r['texts']} | "
                      f"{r['batch']} | {r['order']} | {r['per_s']:.1f} | {ratio} |")
     text = "\n".join(lines) + "\n"
-    write_results("encode_sweep", {"command": command, "machine": machine(), "rows": rows},
-                  text)
+    write_results("encode_sweep", {"rows": rows}, text)
     print(text)
 
 

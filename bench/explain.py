@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from benchkit import RESULTS, data_dir, machine, write_results
+from benchkit import RESULTS, data_dir, run_stamp, write_results
 from explain_curves import GRID, auc, curves_for
 
 from encoder import load_encoder
@@ -95,7 +95,6 @@ def summary(values: list[float]) -> dict:
 
 def table(results: dict, meta: dict) -> str:
     lines = ["# Explanations: faithfulness (deletion curves) and cost", "",
-             f"`{meta['command']}`", "",
              "Deletion AUC: mean cosine while the second text's words are removed in each order "
              "(0-100 % removed, 11 points; lower = the order found what the score rests on). "
              "Wins: pairs whose own curve lies below the random order's.", "",
@@ -119,7 +118,8 @@ def table(results: dict, meta: dict) -> str:
     for key, r in results.items():
         for order, curve in r["curves"].items():
             lines.append(f"- {key} {order}: {', '.join(f'{x:.3f}' for x in curve)}")
-    lines += ["", *[f"- {k}: {v}" for k, v in meta.items() if k != "command"], ""]
+    lines += ["", *[f"- {k}: {v}" for k, v in meta.items() if k not in ("command", "merged")],
+              ""]
     lines += [f"- rows added by `{c}`" for c in meta.get("merged", [])]
     return "\n".join(lines)
 
@@ -140,18 +140,18 @@ def main() -> int:
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     data = data_dir()
-    flags = [f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
-             for k, v in vars(args).items() if v is not False]
-    meta = {"command": "HF_HUB_OFFLINE=1 PYTHONPATH=. .venv/bin/python bench/explain.py "
-                       + " ".join(flags),
-            "grid": [round(float(x), 2) for x in GRID], **machine(),
-            "note": "2-core machine shared with other helpers; seconds are wall time"}
+    meta = {"grid": [round(float(x), 2) for x in GRID],
+            "note": "seconds are wall time, on a machine shared with other jobs"}
     results: dict = {}
+    first = None  # with --merge: the stamp of the run that wrote the first rows
     if args.merge:
         old = json.loads((RESULTS / f"{args.name}.json").read_text())
-        results = old["results"]
-        meta["merged"] = [*old["meta"].get("merged", []), meta["command"]]
-        meta["command"] = old["meta"]["command"]
+        results, first = old["results"], old.get("stamp")
+        if first is None and old["meta"].get("command"):  # results from before stamps
+            meta["first rows by"] = old["meta"]["command"]
+        now = run_stamp()
+        meta["merged"] = [*old["meta"].get("merged", []),
+                          f"{now['command']} (commit {now['commit']}, {now['date']})"]
     wanted = args.sets.split(",")
     for name in filter(None, args.models.split(",")):
         encoder = load_encoder(name)
@@ -168,7 +168,8 @@ def main() -> int:
         for dataset, (pairs, prompts) in sets.items():
             print(f"{name} {dataset}: {len(pairs)} pairs", flush=True)
             results[f"{name}|{dataset}"] = measure(encoder, pairs, prompts, args.steps, args.seed)
-            write_results(args.name, {"meta": meta, "results": results}, table(results, meta))
+            write_results(args.name, {"meta": meta, "results": results}, table(results, meta),
+                          stamp=first)
     print(table(results, meta))
     return 0
 

@@ -2,29 +2,23 @@
 z-score normalised scores, weights chosen by 5-fold cross-validation over the queries; and the
 three-way hybrid BM25 + minilm + e5 (two indexes searched together).
 
-    HF_HUB_OFFLINE=1 flock /tmp/bertscope-cpu.lock .venv/bin/python bench/fusion.py
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/fusion.py [--index MODEL=FOLDER ...]
 
 Uses the SciFact indexes bench/retrieval.py builds (under $BERTSCOPE_HOME/bench/). Each component
 list is the index's own top 100 per query (dense: best chunk per document; lexical: BM25 over the
 minilm index's chunks), as `SemanticIndex.search(mode="hybrid")` fuses them for k <= 25.
-Writes bench/results/fusion.md and .json.
+Writes fusion.md and .json to --out (default bench/results).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from benchkit import data_dir  # noqa: E402
+from benchkit import RESULTS, data_dir, portable, write_results
 from fusion_cv import cross_validate, paired_bootstrap, simplex  # noqa: E402
 from retrieval import get_index  # noqa: E402
 
@@ -50,7 +44,7 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=15)
     p.add_argument("--step", type=float, default=0.05, help="weight grid step, two lists")
     p.add_argument("--step3", type=float, default=0.1, help="weight grid step, three lists")
-    p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--out", default=RESULTS)
     p.add_argument("--index", action="append", default=[], metavar="MODEL=FOLDER",
                    help="search this existing index for MODEL instead of building one")
     args = p.parse_args()
@@ -67,7 +61,7 @@ def main() -> int:
         index = SemanticIndex.open(folder) if model in folders else get_index(model, corpus,
                                                                                 home)[0]
         manifest = json.loads((folder / "manifest.json").read_text())
-        builds[model] = {"folder": str(folder), **manifest.get("counts", {}),
+        builds[model] = {"folder": portable(str(folder.absolute())), **manifest.get("counts", {}),
                          "encoder backend": manifest["encoder"].get("backend", "torch")}
         if i == 0:
             runs["bm25"], seconds["bm25"] = component(index, qids, texts, "lexical")
@@ -113,27 +107,22 @@ def main() -> int:
 
     meta = {"dataset": "BEIR SciFact", "split": "train", "queries": len(qids),
             "documents": len(corpus), "depth": DEPTH, "folds": args.folds, "seed": args.seed,
-            "grid_step_two": args.step, "grid_step_three": args.step3, "index_counts": builds,
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "argv": ["bench/fusion.py", *sys.argv[1:]]}
+            "grid_step_two": args.step, "grid_step_three": args.step3, "index_counts": builds}
     baseline = next(r["system"] for r in rows if "today's hybrid" in r["system"])
     for r in rows:
         run = fused.get(r["system"]) or runs[r["lists"][0]]
         r["vs_rrf"] = paired_bootstrap(run, fused[baseline], qrels)
-    write(Path(args.out), {"meta": meta, "rows": rows})
-    print((Path(args.out) / "fusion.md").read_text())
+    results = {"meta": meta, "rows": rows}
+    write_results("fusion", results, report(results), folder=args.out)
+    print(report(results))
     return 0
 
 
-def write(out: Path, results: dict) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "fusion.json").write_text(json.dumps(results, indent=2))
+def report(results: dict) -> str:
     meta = results["meta"]
     lines = [f"# Hybrid fusion: SciFact `{meta['split']}` ({meta['queries']} queries, "
              f"{meta['documents']} documents), weights by {meta['folds']}-fold cross-validation",
-             "", f"`HF_HUB_OFFLINE=1 flock /tmp/bertscope-cpu.lock .venv/bin/python "
-             f"{' '.join(meta['argv'])}`", "",
+             "",
              "| system | nDCG@10 | Δ nDCG@10 vs RRF [95% CI] (queries better / worse) | "
              "Recall@100 | MRR@10 | weights chosen per fold (lists in order) | weights on all "
              "queries | search ms / query |", "|---|---|---|---|---|---|---|---|"]
@@ -158,7 +147,7 @@ def write(out: Path, results: dict) -> None:
               "- search ms / query: the component searches (all queries in one batch, 2 threads, "
               "shared machine); fusion itself costs well under a millisecond."]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
-    (out / "fusion.md").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -15,9 +15,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchkit import data_dir, machine, write_results
+from benchkit import data_dir, p50_ms, write_results
 from encodekit import stsb_sentences
-from query_latency import p50_ms
 
 VARIANTS = {"trace fp32": ("onnx", False), "fused fp32": ("onnx", True),
             "trace int8": ("onnx-int8", False), "fused int8": ("onnx-int8", True)}
@@ -94,8 +93,7 @@ def main() -> None:
               f"{r['query_p50_ms']:.2f} | {r['min_cosine']:.4f} / {r['mean_cosine']:.5f} |"
               for r in rows]
     meta = {"texts": "1,000 STS-B dev sentences (batch 32, median of the rounds); 100 SciFact "
-            "queries one per call; fidelity on the 128 shipped texts", "rounds": args.rounds,
-            "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            "queries one per call; fidelity on the 128 shipped texts", "rounds": args.rounds}
     lines += [""] + [f"- {k}: {v}" for k, v in meta.items()]
     write_results("fusion_ab", {"meta": meta, "rows": rows}, "\n".join(lines) + "\n")
     print("\n".join(lines))

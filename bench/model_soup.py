@@ -16,13 +16,8 @@ import argparse
 import json
 import sys
 import tempfile
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from benchkit import data_dir  # noqa: E402
+from benchkit import data_dir
 
 
 def parse_run(text: str) -> tuple[str, float]:

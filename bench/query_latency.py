@@ -10,21 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
-from collections.abc import Callable
 
-from benchkit import data_dir, machine, write_results
-
-
-def p50_ms(fn: Callable[[str], object], queries: list[str]) -> float:
-    for q in queries[:5]:
-        fn(q)
-    times = []
-    for q in queries:
-        start = time.perf_counter()
-        fn(q)
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
+from benchkit import data_dir, p50_ms, write_results
 
 
 def measure(model: str, backend: str, queries: list[str]) -> dict:
@@ -69,8 +56,7 @@ def main() -> None:
     for r in rows:
         lines.append(f"| {r['model']} | {r['backend']} | {r['tokens']:.1f} | "
                      + " | ".join(f"{r[c]:.2f}" for c in cols) + " |")
-    meta = {"queries": f"{len(queries)} SciFact train queries, one per call, with the query prompt",
-            "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    meta = {"queries": f"{len(queries)} SciFact train queries, one per call, with the query prompt"}
     lines += [""] + [f"- {k}: {v}" for k, v in meta.items()]
     write_results("query_latency", {"meta": meta, "rows": rows}, "\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -5,26 +5,23 @@
 
 Indexes are built once (resumable) under $BERTSCOPE_HOME/bench/ (default ~/.cache/bertscope),
 then searched with the library; scores come from metrics.ir (BEIR / pytrec_eval
-definitions). Writes bench/results/retrieval.md and .json.
+definitions). Writes NAME.md and .json (--name, default retrieval) to --out (default
+bench/results).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import shlex
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages first
-from common import bertscope_home  # noqa: E402
-from indexer import Document, SemanticIndex, build_index  # noqa: E402
-from metrics import evaluate_run, load_beir  # noqa: E402
+from benchkit import RESULTS, data_dir, write_results
 
-REPO = Path(__file__).resolve().parents[1]
+from common import bertscope_home
+from indexer import Document, SemanticIndex, build_index
+from metrics import evaluate_run, load_beir
 
 ANCHORS = "Published test-split anchors (BEIR): BM25 0.665, all-MiniLM-L6-v2 0.674, " \
           "BM25 + cross-encoder 0.688."
@@ -94,16 +91,11 @@ def run_of(index: SemanticIndex, qids: list[str], texts: list[str], mode: str):
         seconds
 
 
-def write_report(out: Path, results: dict) -> None:
-    """retrieval.json and retrieval.md from {"meta", "rows", "notes"}."""
-    out.mkdir(parents=True, exist_ok=True)
-    name = results["meta"].get("name", "retrieval")
-    (out / f"{name}.json").write_text(json.dumps(results, indent=2))
+def report(results: dict) -> str:
+    """The markdown table of {"meta", "rows", "notes"}."""
     meta = results["meta"]
     lines = [f"# Retrieval quality: SciFact `{meta['split']}` ({meta['queries']} queries, "
              f"{meta['documents']} documents)", "",
-             f"`{meta.get('command', 'HF_HUB_OFFLINE=1 .venv/bin/python bench/retrieval.py')}`",
-             "",
              "| system | nDCG@10 | Recall@100 | MRR@10 | search s (all queries) | chunks | "
              "encode s |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['system']} | {r['ndcg@10']:.4f} | {r['recall@100']:.4f} | "
@@ -113,22 +105,22 @@ def write_report(out: Path, results: dict) -> None:
               f"`{meta['split']}`, so they orient rather than compare.", ""]
     lines += [f"- {n}" for n in results["notes"]]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
-    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA", REPO.parent / "shared" /
-                                                    "data"))
+    p.add_argument("--data", default=None, help="data root (default $BERTSCOPE_DATA)")
     p.add_argument("--split", default="train")
     p.add_argument("--models", default="minilm,e5-multilingual")
-    p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--out", default=RESULTS)
     p.add_argument("--backend", default=None, help="encoding backend for the dense index "
                    "(torch, onnx, ...; default: the library's); indexes kept per backend")
     p.add_argument("--name", default="retrieval", help="report file name (NAME.md, NAME.json)")
     args = p.parse_args()
 
-    corpus, queries, qrels = load_beir(Path(args.data) / "scifact", args.split)
+    data = Path(args.data) if args.data else data_dir()
+    corpus, queries, qrels = load_beir(data / "scifact", args.split)
     qids = list(queries)
     texts = [queries[q] for q in qids]
     home = bertscope_home() / "bench"
@@ -165,13 +157,10 @@ def main() -> int:
     meta = {"dataset": "BEIR SciFact", "split": args.split, "queries": len(qids),
             "documents": len(corpus), "k": 100, "chunking": "model max_length windows, overlap 32,"
             " title prepended; a document scores by its best chunk",
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "name": args.name,
-            "backend": args.backend or "library default",
-            "command": "HF_HUB_OFFLINE=1 .venv/bin/python " + shlex.join(["bench/retrieval.py",
-                                                                          *sys.argv[1:]])}
-    write_report(Path(args.out), {"meta": meta, "rows": rows, "notes": notes})
-    print((Path(args.out) / f"{args.name}.md").read_text())
+            "backend": args.backend or "library default"}
+    results = {"meta": meta, "rows": rows, "notes": notes}
+    write_results(args.name, results, report(results), folder=args.out)
+    print(report(results))
     return 0
 
 

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import data_dir, machine, write_results
+from benchkit import data_dir, write_results
 
 from common import bertscope_home
 from indexer import build_index, raybuild, read_corpus
@@ -60,9 +60,7 @@ def main() -> int:
     rows.append(one_build(docs, "local", 1))
     rows += [one_build(docs, "ray", int(w)) for w in args.workers.split(",")]
     payload = {"corpus": f"first {len(docs)} SciFact abstracts, {args.per_shard} per Ray shard",
-               "model": "minilm",
-               "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "args": " ".join(sys.argv[1:]), "rows": rows}
+               "model": "minilm", "rows": rows}
     write_results("scale", payload, table(payload))
     print(table(payload))
     return 0
@@ -70,8 +68,7 @@ def main() -> int:
 
 def table(r: dict) -> str:
     lines = ["# Build throughput: local vs Ray (measured here)", "",
-             f"`HF_HUB_OFFLINE=1 .venv/bin/python bench/scale.py {r['args']}`", "",
-             f"- {r['corpus']}, `{r['model']}`, flat; {r['date']}; {r['machine']}", "",
+             f"- {r['corpus']}, `{r['model']}`, flat", "",
              "| engine | workers | documents | chunks | wall s | docs/s (wall) | docs/s (encode "
              "stage) | Ray start s | shard work s |", "|---|---|---|---|---|---|---|---|---|"]
     for row in r["rows"]:

@@ -18,21 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
+from benchkit import RESULTS, data_dir, write_results
+from fusion_cv import fuse
+from retrieval import bm25_grid, get_index, run_of
 
-from benchkit import data_dir, machine  # noqa: E402
-from fusion_cv import fuse  # noqa: E402
-from retrieval import bm25_grid, get_index, run_of  # noqa: E402
-
-from common import bertscope_home  # noqa: E402
-from indexer import Bm25Params, SemanticIndex  # noqa: E402
-from indexer.fusion import DEFAULT_FUSION, DEFAULT_WEIGHTS  # noqa: E402
-from metrics import evaluate_run, load_beir  # noqa: E402
+from common import bertscope_home
+from indexer import Bm25Params, SemanticIndex
+from indexer.fusion import DEFAULT_FUSION, DEFAULT_WEIGHTS
+from metrics import evaluate_run, load_beir
 
 
 def fold_index(cv_dir: Path, fold: int, params: Bm25Params, corpus: dict) -> SemanticIndex:
@@ -55,7 +50,7 @@ def main() -> int:
     p.add_argument("--fold", type=int, action="append", required=True, help="fold model (repeat)")
     p.add_argument("--bm25", type=parse_params, action="append", required=True,
                    metavar="K1,B", help="BM25 parameters (repeat)")
-    p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--out", default=RESULTS)
     p.add_argument("--name", default="scifact_chunked", help="result files' name")
     args = p.parse_args()
 
@@ -89,9 +84,6 @@ def main() -> int:
 
     hybrid = f"hybrid = {DEFAULT_FUSION}, weights {weights} (the product's default)"
     lines = ["# SciFact train: the `scifact` fold models, chunked index against whole documents",
-             "", f"`HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_chunked.py --cv {args.cv} "
-             + " ".join(f"--fold {k}" for k in args.fold) + " "
-             + " ".join(f"--bm25 {p.k1},{p.b}" for p in args.bm25) + f" --name {args.name}`",
              "",
              f"{len(qids)} judged train queries of fold(s) {args.fold}, each searched with the "
              f"fold model that did not train on it; {hybrid}.", "",
@@ -99,13 +91,8 @@ def main() -> int:
              "|---|---|---|---|---|---|"]
     lines += [f"| {r['bm25']['k1']}, {r['bm25']['b']} | {r['mode']} | {r['documents']} | "
               f"{r['ndcg@10']:.4f} | {r['recall@100']:.4f} | {r['mrr@10']:.4f} |" for r in rows]
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    lines += ["", f"- machine: {machine()}; date {stamp}"]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{args.name}.json").write_text(json.dumps({"rows": rows, "folds": args.fold,
-                                                          "queries": len(qids)}, indent=2))
-    (out / f"{args.name}.md").write_text("\n".join(lines) + "\n")
+    write_results(args.name, {"rows": rows, "folds": args.fold, "queries": len(qids)},
+                  "\n".join(lines) + "\n", folder=args.out)
     print("\n".join(lines))
     return 0
 

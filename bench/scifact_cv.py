@@ -10,7 +10,7 @@ CV" choose BM25's parameters from a small grid the same way, together with the w
 `--baseline minilm` scores the bundled model the same way (whole documents cut at the recipe's
 max length), once, cached. While folds are missing (a run still going), every system is scored on
 the finished folds' queries only, and the table says so.
-Writes bench/results/scifact_cv.md and .json.
+Writes scifact_cv.md and .json to --out (default bench/results; --name to change the name).
 """
 
 from __future__ import annotations
@@ -18,22 +18,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from benchkit import RESULTS, data_dir, write_results
+from fusion_cv import cross_validate, cross_validate_configs, paired_bootstrap, simplex
+from retrieval import bm25_grid
+
+from common import bertscope_home
+from common.lexical import Bm25Params
+from metrics import evaluate_run, load_beir
+
 BM25_K1 = (0.6, 0.9, 1.2, 1.5, 2.0)  # the BM25 grid the folds choose from
 BM25_B = (0.3, 0.5, 0.75, 0.9)
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from benchkit import data_dir, machine  # noqa: E402
-from fusion_cv import cross_validate, cross_validate_configs, paired_bootstrap, simplex  # noqa: E402
-from retrieval import bm25_grid  # noqa: E402
-
-from common import bertscope_home  # noqa: E402
-from common.lexical import Bm25Params  # noqa: E402
-from metrics import evaluate_run, load_beir  # noqa: E402
 
 
 def baseline_run(model: str, corpus: dict, queries: dict, max_length: int | None) -> dict:
@@ -57,7 +53,8 @@ def main() -> int:
     p.add_argument("--cv", help="output folder of the scifact recipe")
     p.add_argument("--baseline", default="minilm", help="bundled model to compare, or ''")
     p.add_argument("--folds", type=int, default=5, help="folds for choosing fusion weights")
-    p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--out", default=RESULTS)
+    p.add_argument("--name", default="scifact_cv", help="result files' name")
     p.add_argument("--baseline-only", type=int, metavar="MAX_LENGTH",
                    help="only compute (and cache) the baseline's run at this length, then stop "
                         "(before the recipe has run)")
@@ -128,7 +125,6 @@ def main() -> int:
                                                fused[base, r["method"]], qrels)
 
     lines = ["# SciFact train, cross-validated: the `scifact` recipe", "",
-             f"`HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_cv.py --cv {args.cv}`", "",
              f"{record['folds']}-fold cross-validation over the {len(qids)} judged train queries "
              f"of {'all' if len(done) == record['folds'] else 'the finished'} folds "
              f"(done: {', '.join(map(str, done))}; each query's dense list from "
@@ -145,12 +141,9 @@ def main() -> int:
               "bundled model, 95% interval from 2,000 paired resamples of the queries.",
               f"- recipe per-fold dense scores: {json.dumps(record['fold_scores'])}",
               f"- training + scoring wall time per fold (s): {json.dumps(record['wall_s'])}",
-              f"- negatives: {json.dumps(record['negatives'])}",
-              f"- machine: {machine()}; date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "scifact_cv.json").write_text(json.dumps({"rows": rows, "crossval": record}, indent=2))
-    (out / "scifact_cv.md").write_text("\n".join(lines) + "\n")
+              f"- negatives: {json.dumps(record['negatives'])}"]
+    write_results(args.name, {"rows": rows, "crossval": record}, "\n".join(lines) + "\n",
+                  folder=args.out)
     print("\n".join(lines))
     return 0
 

@@ -18,18 +18,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 import faiss
 import numpy as np
+from benchkit import RESULTS, data_dir, write_results
+from vectorkit import K, grow, held_out_queries, qps, real_vectors, recall
 
 from common import bertscope_home
-from indexer import Document, SemanticIndex, build_index, read_corpus
 from indexer.presets import (
     _find,
     check_knobs,
@@ -39,96 +38,13 @@ from indexer.presets import (
     train_and_add,
 )
 
-REPO = Path(__file__).resolve().parents[1]
-
-K = 10
 TARGET = 0.95
 SWEEPS = {"hnsw": ("efSearch", [16, 32, 64, 128, 256, 512, 1024]),
           "ivf": ("nprobe", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]),
           "ivfpq": ("nprobe", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])}
 
 
-# -- real vectors ------------------------------------------------------------------------------
-def newsgroups_docs(data: Path, limit: int | None) -> list[Document]:
-    docs = []
-    with tarfile.open(data / "20newsgroups" / "20news-bydate.tar.gz") as tar:
-        for member in tar:
-            if not member.isfile():
-                continue
-            raw = tar.extractfile(member).read().decode("latin-1")
-            head, _, body = raw.partition("\n\n")
-            subject = next((h[8:].strip() for h in head.splitlines()
-                            if h.lower().startswith("subject:")), "")
-            if body.strip():
-                group = member.name.split("/")[1]
-                docs.append(Document(member.name, body.strip(), subject, {"group": group}))
-            if limit and len(docs) >= limit:
-                break
-    return docs
-
-
-def corpus_docs(name: str, data: Path, limit: int | None) -> list[Document]:
-    if name == "20newsgroups":
-        return newsgroups_docs(data, limit)
-    path = {"scifact": data / "scifact" / "corpus.jsonl",
-            "thucnews": data / "thucnews-titles" / "corpus.jsonl"}[name]
-    docs = read_corpus(path).documents
-    return docs[:limit] if limit else docs
-
-
-def real_vectors(name: str, data: Path, limit: int | None, home: Path,
-                 partial: bool = False) -> np.ndarray:
-    """minilm vectors of every chunk of a corpus, via a (cached, resumable) flat index; with
-    `partial`, an unfinished build's finished shards (the first chunks of the corpus)."""
-    out = home / (f"{name}-minilm" if name != "scifact" or limit else "scifact-minilm")
-    if limit and name != "scifact":
-        out = home / f"{name}-minilm-{limit}"
-    if not (out / "manifest.json").exists() and partial:
-        shards = sorted(out.glob(".build-*/shard-*.npy"))
-        if not shards:
-            raise FileNotFoundError(f"no finished index or shards for {name} under {out}")
-        print(f"  {name}: index not finished; using its {len(shards)} finished shards", flush=True)
-        return np.vstack([np.load(s, allow_pickle=False) for s in shards])
-    if not (out / "manifest.json").exists():
-        docs = corpus_docs(name, data, limit)
-        start, last = time.perf_counter(), [0.0]
-
-        def progress(p):
-            if p.stage == "encode" and time.perf_counter() - last[0] > 60:
-                last[0] = time.perf_counter()
-                print(f"  {name}: {p.done}/{p.total} docs, {p.rate:.1f} docs/s, "
-                      f"resumed {p.resumed}", flush=True)
-
-        build_index(docs, out, model="minilm", preset="flat", progress=progress)
-        print(f"  {name}: encoded in {time.perf_counter() - start:.0f}s", flush=True)
-    index = SemanticIndex.open(out, verify=False)
-    flat = faiss.downcast_index(faiss.downcast_index(index.vectors).index)
-    return faiss.vector_to_array(flat.codes).view(np.float32).reshape(flat.ntotal, flat.d).copy()
-
-
 # -- measuring ---------------------------------------------------------------------------------
-def grow(real: np.ndarray, n: int, rng: np.random.Generator, sigma: float = 0.02) -> np.ndarray:
-    if n <= len(real):
-        return real[:n]
-    picks = rng.integers(0, len(real), n - len(real))
-    extra = real[picks] + rng.normal(0, sigma, (len(picks), real.shape[1])).astype(np.float32)
-    faiss.normalize_L2(extra)
-    return np.vstack([real, extra])
-
-
-def qps(fn, queries: np.ndarray) -> tuple[float, np.ndarray]:
-    """Single-thread queries/second of `fn` over `queries` (one query per call)."""
-    fn(queries[:5])
-    start = time.perf_counter()
-    found = np.vstack([fn(queries[i : i + 1]) for i in range(len(queries))])
-    return len(queries) / (time.perf_counter() - start), found
-
-
-def recall(found: np.ndarray, truth: np.ndarray) -> float:
-    return float(np.mean([len(set(f) & set(t) - {-1}) / K
-                          for f, t in zip(found, truth, strict=True)]))
-
-
 def file_bytes(index) -> int:
     with tempfile.NamedTemporaryFile(dir=bertscope_home()) as tmp:
         faiss.write_index(index, tmp.name)
@@ -246,10 +162,8 @@ def measure_size(label: str, base: np.ndarray, queries: np.ndarray, presets: lis
 
 
 # -- report ------------------------------------------------------------------------------------
-def write_report(out: Path, results: dict) -> None:
-    (out / f"{results['name']}.json").write_text(json.dumps(results, indent=2))
-    lines = ["# Search speed per preset (real minilm chunk vectors)", "",
-             "`HF_HUB_OFFLINE=1 .venv/bin/python bench/search.py`", ""]
+def report(results: dict) -> str:
+    lines = ["# Search speed per preset (real minilm chunk vectors)", ""]
     lines += [f"- {k}: {v}" for k, v in results["meta"].items()]
     for size in filter(None, results["sizes"]):
         lines += ["", f"## {size['label']}: {size['vectors']:,} vectors, "
@@ -270,21 +184,20 @@ def write_report(out: Path, results: dict) -> None:
               "saves no memory here; its gain is speed."]
     if results.get("not_measured"):
         lines += ["", "Not measured: " + "; ".join(results["not_measured"])]
-    (out / f"{results['name']}.md").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def partial_writer(out: Path, results: dict, at: int):
     def done(size: dict) -> None:
         results["sizes"][at] = size
-        write_report(out, results)
+        write_results(results["name"], results, report(results), folder=out)
 
     return done
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.environ.get("BERTSCOPE_DATA",
-                                                    REPO.parent / "shared" / "data"))
+    p.add_argument("--data", default=None, help="data root (default $BERTSCOPE_DATA)")
     p.add_argument("--corpora", default="thucnews,scifact,20newsgroups")
     p.add_argument("--limit", type=int, default=None,
                    help="20 Newsgroups: only the first N posts (a time cap)")
@@ -292,7 +205,7 @@ def main() -> int:
     p.add_argument("--presets", default="flat,hnsw,ivf,ivfpq,sq8,hnswlib")
     p.add_argument("--queries", type=int, default=300)
     p.add_argument("--threads", type=int, default=2, help="threads for building (queries: 1)")
-    p.add_argument("--out", default=REPO / "bench" / "results")
+    p.add_argument("--out", default=RESULTS)
     p.add_argument("--prepare", action="store_true", help="only make and cache the vectors")
     p.add_argument("--name", default="search", help="report file name (NAME.md, NAME.json)")
     p.add_argument("--partial", default="", help="corpora whose unfinished builds may be used "
@@ -304,31 +217,22 @@ def main() -> int:
     for name in args.corpora.split(","):
         partial = name in args.partial.split(",")
         limit = args.limit if name == "20newsgroups" else None
-        vecs = real_vectors(name, Path(args.data), limit, home, partial)
+        vecs = real_vectors(name, Path(args.data) if args.data else data_dir(), limit, home,
+                            partial)
         parts.append(vecs)
         used.append(f"{name}: {len(vecs)} chunks" + (f" (first {limit} docs)" if limit else "")
                     + (" (finished shards of an unfinished build)" if partial else ""))
         print(used[-1], flush=True)
     if args.prepare:
         return 0
-    real = np.vstack(parts)
-    rng = np.random.default_rng(0)
-    order = rng.permutation(len(real))
-    held = real[order[: args.queries]].copy()
-    queries = held + rng.normal(0, 0.02, held.shape).astype(np.float32)
-    faiss.normalize_L2(queries)
-    real = real[order[args.queries :]]
-
+    real, queries = held_out_queries(np.vstack(parts), args.queries)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     results = {"meta": {"vectors from": ", ".join(used), "model": "minilm (dim 384)",
                         "queries": f"{args.queries} held-out real chunk vectors + N(0, 0.02) "
                         "noise",
                         "grown sets": "real vectors + N(0, 0.02) per dimension (noise norm "
                         "≈ 0.39; a copy has cosine ≈ 0.93 to its source), renormalised",
-                        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs shared with "
-                        f"other jobs; build with {args.threads} threads, queries 1 thread",
-                        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+                        "threads": f"build with {args.threads} threads, queries 1 thread"},
                "sizes": [], "not_measured": [], "name": args.name}
     presets = args.presets.split(",")
     for size in args.sizes.split(","):
@@ -338,7 +242,7 @@ def main() -> int:
         results["sizes"].append(None)
         done = partial_writer(out, results, len(results["sizes"]) - 1)
         done(measure_size(label, base, queries, presets, args.threads, done))
-    print((out / f"{args.name}.md").read_text())
+    print(report(results))
     return 0
 
 

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import REPO, machine, median, write_results
+from benchkit import REPO, median, write_results
 
 from indexer import ConcurrentWriteError, SemanticIndex, build_index
 
@@ -217,7 +217,7 @@ def report(meta: dict, soak: dict, kills: dict) -> str:
             ("... then opened as old / new / failed to open or wrong",
              f"{kills['opened_old']} / {kills['opened_new']} / {len(kills['errors'])}"),
             ("debris left after the next save", len(kills["left_over_after_next_save"]))]
-    lines = ["# Store soak", "", "`HF_HUB_OFFLINE=1 .venv/bin/python bench/soak.py`", ""]
+    lines = ["# Store soak", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
     lines += ["", "| measure | result |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows]
     if soak["refusal_example"]:
@@ -246,9 +246,7 @@ def main() -> int:
         print(json.dumps(soak, indent=1), flush=True)
         kills = kill_phase(path, args.kills, args.seed, args.seed_docs)
         print(json.dumps(kills, indent=1), flush=True)
-    meta = {"model": args.model, "preset": "hnsw (deletes are tombstones)",
-            "machine": f"{machine()['cpus']} CPUs shared with other jobs (light load)",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    meta = {"model": args.model, "preset": "hnsw (deletes are tombstones)"}
     table = report(meta, soak, kills)
     write_results(args.name, {"meta": meta, "writers": soak, "kills": kills}, table)
     print(table)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import faiss
 import numpy as np
-from benchkit import machine, median, write_results
+from benchkit import median, write_results
 
 from common import bertscope_home, file_checksum
 from common.lexical import LexicalIndex, tokenize
@@ -118,12 +118,8 @@ def main() -> int:
             "bytes": ", ".join(f"{k} {v / 1e6:,.0f} MB" for k, v in sizes.items()),
             "vectors": "10,000 seeded random unit vectors grown with N(0, 0.02) noise (no real "
                        "minilm vectors were cached here)",
-            "cache": "warm (page cache)", "rounds": f"{args.rounds}, medians",
-            "machine": f"{machine()['cpus']} CPUs shared with other jobs (light load; other "
-                       "helpers may have been editing)",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    lines = ["# Opening a 1M-vector index: what checksum verification costs", "",
-             "`.venv/bin/python bench/store_open.py`", ""]
+            "cache": "warm (page cache)", "rounds": f"{args.rounds}, medians"}
+    lines = ["# Opening a 1M-vector index: what checksum verification costs", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
     lines += ["", "| step | median s | x sizes-only open |", "|---|---:|---:|"]
     lines += [f"| {k} | {v:.2f} | {v / base:.2f} |" for k, v in rows]
