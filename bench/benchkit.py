@@ -93,11 +93,11 @@ def portable(arg: str) -> str:
         return shlex.quote(arg)
     from common.home import bertscope_home, data_root
 
-    path = Path(arg).expanduser().absolute()
+    path = Path(os.path.abspath(Path(arg).expanduser()))
     for root, name in ((REPO, None), (bertscope_home(create=False), "$BERTSCOPE_HOME"),
                        (data_root(), "$BERTSCOPE_DATA")):
         try:
-            rest = path.relative_to(root.expanduser().absolute())
+            rest = path.relative_to(os.path.abspath(root.expanduser()))
         except ValueError:
             continue
         if name is None:
@@ -110,12 +110,12 @@ def command(argv: list[str] | None = None) -> str:
     """The command that ran, runnable from the repository root: the environment variables that
     change a measurement, the interpreter, `bench/X.py` and its arguments, no machine paths."""
     argv = list(sys.argv if argv is None else argv)
-    script = Path(argv[0]).absolute() if argv else Path("bench/unknown.py")
+    script = Path(os.path.abspath(argv[0] if argv else "bench/unknown.py"))
     try:
         script_text = str(script.relative_to(REPO))
     except ValueError:
         script_text = f"bench/{script.name}"
-    python = Path(sys.executable).absolute()
+    python = Path(os.path.abspath(sys.executable))  # not resolved: a venv's python is a link
     try:
         python_text = str(python.relative_to(REPO))
     except ValueError:
