@@ -11,6 +11,7 @@ from appkit.discovery import default_position, find_indexes, label
 from appkit.filters import build_filter, describe_filter
 from appkit.guard import call_or_stop
 from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
+from appkit.limits import within_limit
 from appkit.model_picker import NONE
 from appkit.resources import get_index
 from appkit.startup import load_libraries
@@ -74,10 +75,8 @@ if fields:
 # the query itself and says so.
 query = st.text_input("Query", key="search-query",
                       placeholder="e.g. rising oil prices · 油价上涨")
-if len(query) > QUERY_MAX_CHARS:
-    st.warning(f"The query has {len(query):,} characters; the search reads its first "
-               f"{QUERY_MAX_CHARS:,} only (a query is a question or a passage, not a document).")
-    query = query[:QUERY_MAX_CHARS]
+query = within_limit(query, QUERY_MAX_CHARS, "The query",
+                     "a query is a question or a passage, not a document")
 
 if not query.strip():
     st.info(f"Type a query to search {stats.documents:,} documents ({stats.chunks:,} chunks, "

@@ -5,6 +5,7 @@ import streamlit as st
 from appkit.config import AppConfig
 from appkit.guard import call_or_stop
 from appkit.inspect_cache import inspect_text
+from appkit.limits import within_limit
 from appkit.model_picker import model_label, pick_model, pick_second_model
 from appkit.presets import ATTENTION_PRESETS
 from appkit.resources import get_encoder
@@ -21,6 +22,8 @@ load_libraries()
 from encoder import merge_subwords  # noqa: E402  (after the title: see appkit/startup.py)
 from encoder.reading import read_tokens  # noqa: E402
 
+TEXT_MAX_CHARS = 4000  # far past any model's window: the figures show what it reads
+
 config = AppConfig.from_env()
 
 preset_name = st.sidebar.selectbox("Example", list(ATTENTION_PRESETS), key="attn-preset")
@@ -31,10 +34,12 @@ merge = st.sidebar.toggle(
     "Merge subword tokens into words", key="attn-merge",
     help="Rows average the word's tokens, columns sum them. Chinese words come from jieba; "
          "where one token spans two of them (了一个), they are shown as one word.")
-text = st.text_area("Sentence A", preset.text, key=f"attn-a-{preset_name}", max_chars=4000)
+text = within_limit(st.text_area("Sentence A", preset.text, key=f"attn-a-{preset_name}"),
+                    TEXT_MAX_CHARS, "Sentence A")
 pair = st.text_area(
     "Sentence B (optional — makes a pair: [CLS] A [SEP] B [SEP])", preset.text_pair or "",
-    key=f"attn-b-{preset_name}", max_chars=4000)
+    key=f"attn-b-{preset_name}")
+pair = within_limit(pair, TEXT_MAX_CHARS, "Sentence B")
 
 if not text.strip():
     st.info("Type a sentence (or pick an example in the sidebar) to see its attention.")

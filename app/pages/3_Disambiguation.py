@@ -7,6 +7,7 @@ from appkit.config import AppConfig
 from appkit.discovery import default_position, find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.inspect_cache import word_trajectory
+from appkit.limits import within_limit
 from appkit.model_picker import model_label, pick_model, pick_second_model
 from appkit.presets import DISAMBIGUATION_PRESETS
 from appkit.render import highlighted_html
@@ -27,10 +28,12 @@ preset_name = st.sidebar.selectbox("Example", list(DISAMBIGUATION_PRESETS), key=
 preset = DISAMBIGUATION_PRESETS[preset_name]
 model_key = pick_model(config, default=preset.model, key=f"dis-model-{preset_name}")
 other_key = pick_second_model(config, key="dis-compare")
-word = st.text_input("Word", preset.word, key=f"dis-word-{preset_name}", max_chars=100)
+word = within_limit(st.text_input("Word", preset.word, key=f"dis-word-{preset_name}"), 100,
+                    "The word")
 raw = st.text_area(
     "Contexts, one per line (two or more; edit or add lines)", "\n".join(preset.contexts),
-    key=f"dis-contexts-{preset_name}", height=150, max_chars=8000)
+    key=f"dis-contexts-{preset_name}", height=150)
+raw = within_limit(raw, 8000, "The contexts")
 contexts = tuple(line.strip() for line in raw.splitlines() if line.strip())
 
 if not word.strip():

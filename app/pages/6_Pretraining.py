@@ -6,6 +6,7 @@ import streamlit as st
 from appkit.config import AppConfig
 from appkit.guard import call_or_stop
 from appkit.heads import heads_problem, models_with_heads, stop_without_heads
+from appkit.limits import within_limit
 from appkit.model_picker import pick_model
 from appkit.presets import PRETRAINING_PRESETS
 from appkit.resources import get_encoder
@@ -50,8 +51,8 @@ view = st.radio("View", VIEWS, horizontal=True, key="pre-view")
 
 if view == VIEWS[0]:
     st.markdown(DRAW_TEXT)
-    text = st.text_area("Sentence", preset.sentence, key=f"pre-text-{preset_name}",
-                        max_chars=2000)
+    text = within_limit(st.text_area("Sentence", preset.sentence, key=f"pre-text-{preset_name}"),
+                        2000, "The sentence")
     c1, c2, c3 = st.columns(3)
     share = c1.slider("Share selected", 0.05, 0.5, 0.15, 0.05, key="pre-share")
     seed = int(c2.number_input("Seed", 0, 10**6, 0, key="pre-seed"))
@@ -88,7 +89,8 @@ if view == VIEWS[0]:
 
 elif view == VIEWS[1]:
     text = st.text_area("Text with [MASK] (whatever the model's own mask token is)",
-                        preset.masked, key=f"pre-mask-{preset_name}", max_chars=2000)
+                        preset.masked, key=f"pre-mask-{preset_name}")
+    text = within_limit(text, 2000, "The text")
     k = st.slider("Top k", 1, 10, 5, key="pre-k")
     if "[MASK]" not in text:
         st.info("Write [MASK] where a word should be predicted.")
@@ -106,8 +108,10 @@ elif view == VIEWS[1]:
 
 else:
     st.markdown(NSP_TEXT)
-    a = st.text_input("Sentence A", preset.nsp_a, key=f"pre-a-{preset_name}", max_chars=1000)
-    b = st.text_input("Sentence B", preset.nsp_b, key=f"pre-b-{preset_name}", max_chars=1000)
+    a = within_limit(st.text_input("Sentence A", preset.nsp_a, key=f"pre-a-{preset_name}"), 1000,
+                     "Sentence A")
+    b = within_limit(st.text_input("Sentence B", preset.nsp_b, key=f"pre-b-{preset_name}"), 1000,
+                     "Sentence B")
     if not a.strip() or not b.strip():
         st.info("Type two sentences.")
         st.stop()
