@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -34,6 +35,40 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+QUICK_LANE_MARKS = ("slow", "browser", "training")  # `make test-fast` deselects these
+_running: dict[str, pytest.Item | None] = {"item": None}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running["item"] = item  # before its fixtures are set up: a session fixture counts too
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quick_tests_load_no_bundled_model():
+    """A test outside the slow lanes that loads a bundled model (or converts e5), itself or
+    through a fixture it is first to ask for, fails and says to mark it: `make test-fast` loads
+    none (seconds each, a minute for e5's conversion)."""
+    from encoder import registry
+
+    originals = dict(registry.BUNDLED)
+
+    def guarded(name: str, resolve):
+        def load():
+            item = _running["item"]
+            if item is not None and not any(item.get_closest_marker(m)
+                                            for m in QUICK_LANE_MARKS):
+                pytest.fail(f"{item.nodeid} loads the bundled model {name!r}: mark it "
+                            "@pytest.mark.slow (the quick lane loads no bundled model)")
+            return resolve()
+        return load
+
+    for name, model in originals.items():
+        registry.BUNDLED[name] = dataclasses.replace(model, resolve=guarded(name, model.resolve))
+    yield
+    registry.BUNDLED.update(originals)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """Encoding contract on a tiny random BERT: shapes, dtype, norms, determinism, batching."""
 
 import numpy as np
+import pytest
 
 
 def test_shape_dtype_and_unit_norm(tiny_encoder):
@@ -26,6 +27,7 @@ def test_same_text_same_vector_different_text_different(tiny_encoder):
     assert not np.allclose(a, c)
 
 
+@pytest.mark.slow
 def test_prompt_prefix_changes_input_only_where_defined(tiny_encoder, e5):
     assert tiny_encoder.prompt_prefix("query") == ""
     assert e5.prompt_prefix("query") == "query: " and e5.prompt_prefix("passage") == "passage: "

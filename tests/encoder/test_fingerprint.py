@@ -2,6 +2,7 @@
 
 import shutil
 
+import pytest
 import torch
 
 from encoder import load_encoder
@@ -22,5 +23,6 @@ def test_fingerprint_changes_with_one_weight(tiny_model_dir, tmp_path, tiny_enco
     assert changed.fingerprint != tiny_encoder.fingerprint
 
 
+@pytest.mark.slow
 def test_bundled_fingerprints_differ(minilm, e5):
     assert minilm.fingerprint != e5.fingerprint
