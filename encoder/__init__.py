@@ -25,7 +25,7 @@ _PUBLIC = {
     "loading": ("load_encoder",),
     "masking": ("BertMasker", "MaskDraw", "draw_mask"),
     "registry": ("BUNDLED", "BundledModel", "bundled_names"),
-    "trajectory": ("WordTrajectory", "anisotropy"),
+    "trajectory": ("WordTrajectory", "anisotropy", "pca_2d"),
     "validation": ("check_text", "check_texts"),
     "words": ("WordGroup",),
 }

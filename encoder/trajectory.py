@@ -1,4 +1,5 @@
-"""`word_trajectory`: one word's contextual vector in several contexts, layer by layer."""
+"""`word_trajectory`: one word's contextual vector in several contexts, layer by layer; `pca_2d`:
+those vectors on a 2-D map (numpy only), for a chart to draw."""
 
 from __future__ import annotations
 
@@ -97,3 +98,27 @@ def anisotropy(tokens: np.ndarray) -> np.ndarray:
     sums = unit.sum(axis=1)  # (layers, H)
     total = np.einsum("lh,lh->l", sums, sums)  # sum over all ordered pairs incl. self
     return (total - t) / (t * (t - 1))
+
+
+def pca_2d(vectors: np.ndarray, fit_layer: int | None = None) -> np.ndarray:
+    """(C, layers + 1, H) → (C, layers + 1, 2): a `WordTrajectory`'s vectors on two principal
+    axes, computed on unit-normalised vectors.
+
+    `fit_layer=None` fits one PCA on every layer's vectors, so the map stays comparable as the
+    layer moves (the main axis then tends to follow depth); `fit_layer=l` fits it on layer l's
+    vectors only, which shows how the contexts split at that depth. Normalising first stops the
+    deeper layers' larger norms from dominating the projection.
+    """
+    vectors = np.asarray(vectors, dtype=float)
+    if vectors.ndim != 3:
+        raise ValueError(f"expected (contexts, layers, hidden) vectors, got shape {vectors.shape}")
+    c, n, h = vectors.shape
+    if fit_layer is not None and not 0 <= fit_layer < n:
+        raise ValueError(f"fit_layer must be in 0..{n - 1} or None, got {fit_layer}")
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12)
+    fit = unit.reshape(c * n, h) if fit_layer is None else unit[:, fit_layer]
+    mean = fit.mean(axis=0)
+    _, _, vt = np.linalg.svd(fit - mean, full_matrices=False)
+    comps = np.zeros((2, h))
+    comps[: min(2, vt.shape[0])] = vt[:2]
+    return ((unit.reshape(c * n, h) - mean) @ comps.T).reshape(c, n, 2)

@@ -1,4 +1,5 @@
-"""A word across contexts: per-layer similarity against the anisotropy baseline; a 2-D PCA map."""
+"""A word across contexts: per-layer similarity against the anisotropy baseline; a 2-D PCA map
+(the projection is `encoder.pca_2d`'s: this module only draws)."""
 
 from __future__ import annotations
 
@@ -51,24 +52,6 @@ def similarity_by_layer(
         height=420, legend={"orientation": "h", "y": -0.25}, margin={"l": 10, "r": 10, "t": 50},
     )
     return fig
-
-
-def pca_2d(vectors: np.ndarray, fit_layer: int | None = None) -> np.ndarray:
-    """(C, layers + 1, H) → (C, layers + 1, 2), on unit-normalised vectors.
-
-    `fit_layer=None` fits one PCA on every layer's vectors, so the map stays comparable as the
-    layer slider moves (the main axis then tends to follow depth); `fit_layer=l` fits it on
-    layer l's vectors only, which shows how the contexts split at that depth. Normalising first
-    stops the deeper layers' larger norms from dominating the projection.
-    """
-    c, n, h = vectors.shape
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12)
-    fit = unit.reshape(c * n, h) if fit_layer is None else unit[:, fit_layer]
-    mean = fit.mean(axis=0)
-    _, _, vt = np.linalg.svd(fit - mean, full_matrices=False)
-    comps = np.zeros((2, h))
-    comps[: min(2, vt.shape[0])] = vt[:2]
-    return ((unit.reshape(c * n, h) - mean) @ comps.T).reshape(c, n, 2)
 
 
 def pca_figure(

@@ -13,12 +13,13 @@ from appkit.presets import DISAMBIGUATION_PRESETS
 from appkit.render import highlighted_html
 from appkit.resources import get_encoder, get_index
 from appkit.startup import load_libraries
-from charts.trajectory import cut, pca_2d, pca_figure, similarity_by_layer
+from charts.trajectory import cut, pca_figure, similarity_by_layer
 
 st.set_page_config(page_title="Disambiguation · BERTScope", layout="wide")
 st.title("One word, several senses")
 load_libraries()
-from indexer.usages import word_usages  # noqa: E402  (after the title: see appkit/startup.py)
+from encoder import pca_2d  # noqa: E402  (after the title: see appkit/startup.py)
+from indexer.usages import word_usages  # noqa: E402
 
 st.caption("The seed's example: 苹果 in 苹果好吃 vs 苹果发布会 starts as one vector and splits "
            "by sense as the layers mix in context.")

@@ -13,7 +13,7 @@ from appkit.render import highlighted_html
 from appkit.uploads import index_name, removed_after, safe_name, save_upload
 from charts.attention import attention_grid, attention_heatmap, cls_profile, head_view
 from charts.masks import causal_mask, right_context_share
-from charts.trajectory import pca_2d, similarity_by_layer
+from charts.trajectory import similarity_by_layer
 
 
 def softmax_rows(x: np.ndarray) -> np.ndarray:
@@ -62,19 +62,6 @@ def test_similarity_chart_has_every_pair_and_the_baseline():
     cosine = np.ones((4, 3, 3))
     fig = similarity_by_layer(cosine, np.full(4, 0.3), ["a", "b", "c"], "w")
     assert len(fig.data) == 3 + 1 and "baseline" in fig.data[-1].name
-
-
-def test_pca_is_shared_across_layers_and_ignores_scale():
-    rng = np.random.default_rng(2)
-    v = rng.normal(size=(3, 4, 16))
-    v[:, 2] = v[:, 1] * 10  # layer 2 = layer 1 scaled: same directions, same points
-    p = pca_2d(v)
-    assert p.shape == (3, 4, 2)
-    np.testing.assert_allclose(p[:, 1], p[:, 2], atol=1e-9)
-    one = pca_2d(v, fit_layer=3)  # fitted on one layer: its points are centred there
-    np.testing.assert_allclose(one[:, 3].mean(axis=0), 0.0, atol=1e-9)
-    two = pca_2d(v[:2], fit_layer=0)  # two contexts: one direction, the second axis is 0
-    np.testing.assert_allclose(two[:, 0, 1], 0.0, atol=1e-9)
 
 
 def test_document_text_is_escaped_and_the_span_marked():
