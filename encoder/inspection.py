@@ -13,7 +13,7 @@ from .validation import check_text
 from .words import WordGroup, group_tokens
 
 if TYPE_CHECKING:
-    from .encoder import Encoder
+    from .protocol import EncoderLike
 
 
 @dataclass
@@ -35,7 +35,7 @@ class Inspection:
         return [g.word for g in self.word_groups]
 
 
-def inspect(encoder: Encoder, text: str, text_pair: str | None = None) -> Inspection:
+def inspect(encoder: EncoderLike, text: str, text_pair: str | None = None) -> Inspection:
     """Run `encoder`'s transformer once on `text` (and `text_pair`) with eager attention."""
     check_text(text, "text")
     texts = [text]

@@ -14,13 +14,13 @@ from .occlusion import occlusion
 from .side import ExplainError, Side, make_side
 
 if TYPE_CHECKING:
-    from ..encoder import Encoder
+    from ..protocol import EncoderLike
 
 METHODS = ("integrated-jacobians", "occlusion")
 DEFAULT_STEPS = 16
 
 
-def explain(encoder: Encoder, a: str, b: str, *, method: str = "integrated-jacobians",
+def explain(encoder: EncoderLike, a: str, b: str, *, method: str = "integrated-jacobians",
             steps: int = DEFAULT_STEPS, prompt_a: str | None = None,
             prompt_b: str | None = None) -> Explanation:
     """Attribute the cosine of `a` and `b` to their words (and, for integrated Jacobians, to
@@ -47,7 +47,7 @@ def explain(encoder: Encoder, a: str, b: str, *, method: str = "integrated-jacob
                        **parts)
 
 
-def _backend_score(encoder: Encoder, a: tuple[str, str | None], b: tuple[str, str | None],
+def _backend_score(encoder: EncoderLike, a: tuple[str, str | None], b: tuple[str, str | None],
                    torch_score: float) -> float:
     """The cosine `encoder.encode` gives the pair: the torch score where torch encodes, else
     the export's own (an index built on it scores hits with these vectors)."""
@@ -57,7 +57,7 @@ def _backend_score(encoder: Encoder, a: tuple[str, str | None], b: tuple[str, st
     return float(fa @ fb)
 
 
-def _jacobians(encoder: Encoder, embeddings: torch.nn.Embedding, sa: Side, sb: Side,
+def _jacobians(encoder: EncoderLike, embeddings: torch.nn.Embedding, sa: Side, sb: Side,
                steps: int) -> dict:
     shares = []
     for side in (sa, sb):

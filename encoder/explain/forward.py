@@ -16,12 +16,12 @@ from ..modes import eval_mode
 from .side import ExplainError
 
 if TYPE_CHECKING:
-    from ..encoder import Encoder
+    from ..protocol import EncoderLike
 
 EmbedFn = Callable[[torch.Tensor], torch.Tensor]  # (B, T, H) word embeddings -> (B, D) unit rows
 
 
-def check_torch(encoder: Encoder) -> torch.nn.Embedding:
+def check_torch(encoder: EncoderLike) -> torch.nn.Embedding:
     """The word-embedding layer of `encoder`'s torch model, or `ExplainError` saying why not."""
     model = encoder.model  # the torch SentenceTransformer (loaded on demand where encoding isn't)
     backend = getattr(model, "backend", "torch")
@@ -41,7 +41,7 @@ def check_torch(encoder: Encoder) -> torch.nn.Embedding:
 
 
 @contextmanager
-def embed_fn(encoder: Encoder) -> Iterator[EmbedFn]:
+def embed_fn(encoder: EncoderLike) -> Iterator[EmbedFn]:
     """Yield f(word embeddings (B, T, H)) -> unit sentence embeddings (B, D), run with
     eager attention, in eval mode, through the model's own pooling modules."""
     st = encoder.model

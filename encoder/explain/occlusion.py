@@ -15,7 +15,7 @@ import numpy as np
 from .side import Side
 
 if TYPE_CHECKING:
-    from ..encoder import Encoder
+    from ..protocol import EncoderLike
 
 
 def without(text: str, spans: Sequence[tuple[int, int]]) -> str:
@@ -28,21 +28,21 @@ def without(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return " ".join("".join(keep).split())
 
 
-def embed(encoder: Encoder, side: Side, texts: Sequence[str]) -> np.ndarray:
+def embed(encoder: EncoderLike, side: Side, texts: Sequence[str]) -> np.ndarray:
     """Unit embeddings of `texts` (with `side`'s prefix) on the torch model; "" is allowed."""
     vectors = encoder.model.encode([side.prefix + t for t in texts], normalize_embeddings=True,
                                    convert_to_numpy=True, batch_size=32)
     return np.asarray(vectors, dtype=np.float64)
 
 
-def deletions(encoder: Encoder, side: Side) -> tuple[np.ndarray, np.ndarray]:
+def deletions(encoder: EncoderLike, side: Side) -> tuple[np.ndarray, np.ndarray]:
     """(f(text) (D,), f(text without word p) for every word p (W, D))."""
     texts = [side.text] + [without(side.text, [(g.start, g.end)]) for g in side.words]
     vectors = embed(encoder, side, texts)
     return vectors[0], vectors[1:]
 
 
-def occlusion(encoder: Encoder, a: Side, b: Side) -> dict:
+def occlusion(encoder: EncoderLike, a: Side, b: Side) -> dict:
     fa, fa_minus = deletions(encoder, a)
     fb, fb_minus = deletions(encoder, b)
     score = float(fa @ fb)

@@ -12,7 +12,7 @@ from ..validation import check_text
 from ..words import WordGroup, group_tokens
 
 if TYPE_CHECKING:
-    from ..encoder import Encoder
+    from ..protocol import EncoderLike
 
 
 class ExplainError(ValueError):
@@ -34,7 +34,7 @@ class Side:
         return [g.word for g in self.words]
 
 
-def make_side(encoder: Encoder, text: object, where: str, prompt: str | None) -> Side:
+def make_side(encoder: EncoderLike, text: object, where: str, prompt: str | None) -> Side:
     """Tokenise `text` with `prompt`'s prefix; raise `ExplainError` when it is too long."""
     check_text(text, where)
     prefix = encoder.prompt_prefix(prompt)
