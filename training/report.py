@@ -10,10 +10,29 @@ DEV_METRIC = "eval_dev_spearman_cosine"  # one dev set
 MEAN_DEV_METRIC = "eval_sequential_score"  # several: their mean (training.dev_sets)
 
 
+METRICS_FILE = "metrics.json"  # written when a run finishes: scores, data, timings
+LOG_FILE = "training_log.jsonl"  # one line per logged step, written while it trains
+
+
+def read_metrics(folder: str | Path) -> dict[str, Any] | None:
+    """A run folder's `metrics.json`, or None where the run left none (unfinished, not a
+    BERTScope run) or it is unreadable."""
+    try:
+        data = json.loads((Path(folder) / METRICS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def read_log(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def run_curves(folder: str | Path) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """`curves` of the log a run folder holds (both empty where it has none)."""
+    return curves(read_log(Path(folder) / LOG_FILE))
 
 
 def curves(log: list[dict[str, Any]]) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:

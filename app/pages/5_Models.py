@@ -2,23 +2,21 @@
 the backend each model encodes with and its measured fidelity (for one not loaded yet: what
 `auto` would pick from the exports on disk)."""
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 from appkit.backends import CAPTION, fidelity_text
 from appkit.config import AppConfig
 from appkit.discovery import find_trained_models, label
 from appkit.resources import backend_cells, get_encoder
-from appkit.runs import read_metrics
 from appkit.startup import load_libraries
+from appkit.tables import field_table
 from charts.training import before_after, training_curve
 
 st.set_page_config(page_title="Models · BERTScope", layout="wide")
 st.title("Models")
 load_libraries()
 from encoder import BUNDLED, FIDELITY_GATE  # noqa: E402  (after the title: see appkit/startup.py)
-from training.report import curves, read_log  # noqa: E402
+from training.report import METRICS_FILE, read_metrics, run_curves  # noqa: E402
 
 config = AppConfig.from_env()
 
@@ -57,17 +55,18 @@ choice = st.selectbox("Details for", choices, key="models-choice")
 if choice in runs:
     folder, metrics = runs[choice]
     if metrics is None:
-        st.info("This folder has no metrics.json (training unfinished or not a BERTScope run).")
+        st.info(f"This folder has no {METRICS_FILE} (training unfinished or not a BERTScope "
+                "run).")
     else:
         if metrics.get("dev_before") and metrics.get("dev_after"):
             st.plotly_chart(before_after(metrics["dev_before"], metrics["dev_after"],
                                          "Dev STS: base vs fine-tuned"), key="before-after")
-        loss, dev = curves(read_log(Path(folder) / "training_log.jsonl"))
+        loss, dev = run_curves(folder)
         before = (metrics.get("dev_before") or {}).get("spearman")
         if loss or dev:
             st.plotly_chart(training_curve(loss, dev, before), key="curve")
-        with st.expander("metrics.json"):
-            st.json(metrics)
+        with st.expander(f"Everything the run recorded ({METRICS_FILE})"):
+            st.dataframe(field_table(metrics), width="stretch", hide_index=True)
     key = str(folder)
 else:
     key = choice
@@ -82,4 +81,4 @@ if st.toggle("Load the model and show its configuration", key="models-load",
                    f"export was made; the gate is {FIDELITY_GATE}.")
     if enc.backend_note:
         st.info(enc.backend_note)
-    st.json(enc.info.to_dict())
+    st.dataframe(field_table(enc.info.to_dict()), width="stretch", hide_index=True)

@@ -39,6 +39,27 @@ def test_trained_run_shows_before_after_and_curve(page):
     dev = next(t for t in curve["data"] if t["name"] == "dev Spearman")
     assert values(dev["x"]) == [0, 20, 30]  # step 0 = the base model's score
     assert values(dev["y"]) == pytest.approx([41.5, 55.0, 63.25])
+    recorded = at.dataframe[2].value.set_index("field")["value"]  # metrics.json, one row a field
+    assert recorded["dev_after · spearman"] == "63.25" and recorded["stages"] == "none"
+    assert not at.json  # no raw JSON tree
+
+
+def test_models_page_reads_runs_through_the_training_library(page, monkeypatch):
+    """The page asks `training.report.read_metrics` for a run's metrics: it reads no file."""
+    import training.report
+
+    asked = []
+
+    def read_metrics(folder):
+        asked.append(folder.name)
+        return {"model": "stand-in", "dev_after": {"spearman": 12.5}}
+
+    monkeypatch.setattr(training.report, "read_metrics", read_metrics)
+    at = page("models")
+    assert_clean(at)
+    assert sorted(asked) == ["tiny-run", "unfinished"]
+    row = at.dataframe[1].value.set_index("folder").loc["unfinished"]
+    assert (row["base model"], row["dev Spearman after"]) == ("stand-in", 12.5)
 
 
 def test_unfinished_run_says_so_and_loads_on_request(page):
@@ -49,8 +70,8 @@ def test_unfinished_run_says_so_and_loads_on_request(page):
     assert not figures(at)
     at.toggle[0].set_value(True).run()
     assert_clean(at)
-    assert at.json[-1].value  # the loaded model's EncoderInfo
-    assert '"layers": 2' in at.json[-1].value
+    config = at.dataframe[-1].value.set_index("field")["value"]  # the loaded model's EncoderInfo
+    assert config["layers"] == "2" and not at.json
 
 
 def titles_of(fig: dict) -> str:
