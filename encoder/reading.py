@@ -34,3 +34,29 @@ def read_tokens(tokens: Sequence[str], special_mask: Sequence[bool],
         unknown=sum(t == unk_token for t in real) if unk_token is not None else 0,
         word_starts=sum(t == WORD_START for t in real),
     )
+
+
+UNREADABLE_SHARE = 0.25  # more unknown tokens than this: the model does not know the script
+
+
+def read_text(tokenizer, text: str) -> TokenReading:
+    """What `tokenizer` (a transformers tokenizer) reads of `text` (its special tokens aside)."""
+    enc = tokenizer(text, add_special_tokens=True, truncation=False,
+                    return_special_tokens_mask=True, verbose=False)
+    tokens = tokenizer.convert_ids_to_tokens(enc["input_ids"])
+    return read_tokens(tokens, [bool(m) for m in enc["special_tokens_mask"]],
+                       tokenizer.unk_token)
+
+
+def unreadable_note(reading: TokenReading, model: str, unk_token: str | None,
+                    what: str = "this text") -> str | None:
+    """One sentence saying that `model` cannot read `what` (no token, or mostly unknown ones),
+    so what it computes from it says nothing of its meaning; None when it can read it."""
+    if reading.reads_nothing:
+        return (f"{model} reads no token in {what} (only control characters or symbols its "
+                "tokenizer drops): type some words.")
+    if reading.unknown_share > UNREADABLE_SHARE:
+        return (f"{reading.unknown} of {reading.tokens} tokens of {what} are {unk_token}: "
+                f"{model} does not know this script, so what it finds for it is not about its "
+                "meaning. For Chinese, pick e5-multilingual.")
+    return None

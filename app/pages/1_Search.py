@@ -19,6 +19,7 @@ from appkit.startup import load_libraries
 st.set_page_config(page_title="Search · BERTScope", layout="wide")
 st.title("Search")
 load_libraries()
+from encoder.reading import read_text, unreadable_note  # noqa: E402
 from indexer import rank_movements  # noqa: E402  (after the title: see appkit/startup.py)
 from indexer.fusion import DEFAULT_FUSION, FUSIONS  # noqa: E402
 from indexer.movement import KINDS  # noqa: E402
@@ -90,6 +91,10 @@ if mode != "lexical":
     if index.query_too_long(query):
         st.warning(f"The query is longer than {encoder.max_length} tokens; the dense search "
                    "uses its beginning only.")
+    unreadable = unreadable_note(read_text(encoder.tokenizer, query), encoder.name,
+                                 encoder.tokenizer.unk_token, "this query")
+    if unreadable:
+        st.warning(unreadable)
 started = time.perf_counter()
 with st.spinner("Searching…"):
     hits = call_or_stop(index.search, query, k=k, mode=mode, fusion=fusion, filter=where)

@@ -20,7 +20,7 @@ st.set_page_config(page_title="Attention · BERTScope", layout="wide")
 st.title("Attention, layer by layer")
 load_libraries()
 from encoder import merge_subwords  # noqa: E402  (after the title: see appkit/startup.py)
-from encoder.reading import read_tokens  # noqa: E402
+from encoder.reading import read_tokens, unreadable_note  # noqa: E402
 
 TEXT_MAX_CHARS = 4000  # far past any model's window: the figures show what it reads
 
@@ -52,13 +52,12 @@ if ins.truncated:
                f"the figures show its first {len(ins.tokens)} tokens.")
 
 reading = read_tokens(ins.tokens, ins.special_mask, encoder.tokenizer.unk_token)
+note = unreadable_note(reading, encoder.name, encoder.tokenizer.unk_token)
 if reading.reads_nothing:
-    st.info(f"{encoder.name} reads no token in this text (only control characters or symbols "
-            "its tokenizer drops): type some words.")
+    st.info(note)
     st.stop()
-if reading.unknown_share > 0.25:
-    st.warning(f"{reading.unknown} of {reading.tokens} tokens are {encoder.tokenizer.unk_token}: "
-               f"{encoder.name} does not know this script. For Chinese, pick e5-multilingual.")
+if note:
+    st.warning(note)
 
 attn = merge_subwords(ins.attentions, ins.word_groups) if merge else ins.attentions
 labels = ins.words if merge else ins.tokens

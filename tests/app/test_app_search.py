@@ -171,3 +171,13 @@ def test_a_query_over_the_limit_is_cut_with_a_message(page, with_indexes):
     at = search(at, "oil " * 500)  # exactly 2,000: read whole
     assert_clean(at)
     assert not any("characters" in t for t in texts(at.warning))
+
+
+@pytest.mark.parametrize("query", ["油价上涨了吗", "🛢️📈🔥"])
+def test_a_query_the_model_cannot_read_says_so(page, with_indexes, query):
+    """minilm reads Chinese and emoji as [UNK]: its hits are not about the query's meaning."""
+    at = search(page("search"), query)
+    assert not at.exception
+    assert any("[UNK]" in t and "minilm" in t and "this query" in t for t in texts(at.warning))
+    at = search(at, "rising oil prices")
+    assert not any("[UNK]" in t for t in texts(at.warning))

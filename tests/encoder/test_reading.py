@@ -19,3 +19,17 @@ def test_lone_word_start_marks_are_counted():
     tokens = ["<s>", "▁我", "今天", "</s>", "</s>", "▁", "苹果", "</s>"]
     special = [t in ("<s>", "</s>") for t in tokens]
     assert read_tokens(tokens, special, "<unk>").word_starts == 1
+
+
+def test_unreadable_text_is_named_with_the_model_and_its_unknown_token(tiny_encoder):
+    from encoder.reading import read_text, unreadable_note
+
+    tok = tiny_encoder.tokenizer  # minilm's WordPiece: Chinese and emoji are mostly [UNK]
+    english = read_text(tok, "rising oil prices")
+    assert english.tokens == 3 and unreadable_note(english, "minilm", "[UNK]") is None
+    emoji = read_text(tok, "🛢️📈🔥")
+    assert emoji.unknown_share > 0.25
+    note = unreadable_note(emoji, "minilm", "[UNK]", "this query")
+    assert "[UNK]" in note and "minilm" in note and "this query" in note
+    nothing = read_text(tok, "\u200b")
+    assert nothing.reads_nothing and "reads no token" in unreadable_note(nothing, "m", "[UNK]")
