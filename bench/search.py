@@ -30,9 +30,9 @@ from vectorkit import K, grow, held_out_queries, qps, real_vectors, recall
 
 from common import bertscope_home
 from indexer.presets import (
-    _find,
     check_knobs,
     create,
+    find_inner,
     search_params,
     spec_for,
     train_and_add,
@@ -72,7 +72,7 @@ def measure_preset(preset: str, base: np.ndarray, queries: np.ndarray, truth: np
            "bytes_per_vector": round(size / n, 1), "recall@10_default": round(recall(found,
                                                                                      truth), 4),
            "default_knobs": spec.knobs, "qps_default": round(speed, 1)}
-    ivf = _find(index, faiss.IndexIVF)
+    ivf = find_inner(index, faiss.IndexIVF)
     row.update(sweep(preset, spec, run, truth, speed, row["recall@10_default"],
                      ivf.nlist if ivf is not None else 0))
     print(json.dumps(row), flush=True)

@@ -10,7 +10,7 @@ per encoding backend, beside its parts (encode alone, FAISS alone).
 The 1M set is made as bench/search.py makes its grown sets (real vectors + N(0, 0.02), seeds
 1), from the SciFact and THUCNews-titles minilm chunk vectors (bench/search.py also uses 20
 Newsgroups; its 52k chunks cost ~20 min to encode and were left out). The vectors go through
-the library's own publish step (`indexer.build._publish`) with one placeholder document per
+the library's own publish step (`indexer.build.publish_build`) with one placeholder document per
 vector, so `index.search` runs its whole path: encode, HNSW (default efSearch 128), grouping
 by document through SQLite, hits.
 """
@@ -39,7 +39,7 @@ def prepare(home: Path) -> None:
 
     from common.corpus import CorpusReport
     from indexer import Document, store
-    from indexer.build import _publish
+    from indexer.build import publish_build
     from indexer.chunking import Chunk, ChunkingConfig
 
     parts = [flat_vectors(home / "scifact-minilm-torch"),  # bench/retrieval.py --backend torch
@@ -52,7 +52,7 @@ def prepare(home: Path) -> None:
     enc = load_backend("minilm", "torch")  # the identity the manifest records
     out = home / FOLDER
     start = time.perf_counter()
-    _publish(out, store.check_target(out), enc, docs, chunks, vectors, "hnsw",
+    publish_build(out, store.check_target(out), enc, docs, chunks, vectors, "hnsw",
              ChunkingConfig(), CorpusReport(documents=docs, rows=N), "grown minilm vectors",
              lambda p: None, {"engine": "local", "workers": 1, "stages": {}})
     print(f"published {N} vectors in {time.perf_counter() - start:.0f} s", flush=True)

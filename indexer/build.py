@@ -128,7 +128,7 @@ def build_index(
         stages.update(ray_stages, encode_s=time.perf_counter() - clock)
         build = {"engine": engine, "workers": vectors.workers if engine == "ray" else 1,
                  "stages": stages}
-        built = _publish(out, base, enc, docs, chunks, vectors, preset, chunking, bm25, report,
+        built = publish_build(out, base, enc, docs, chunks, vectors, preset, chunking, bm25, report,
                          source, report_progress, build)
     except BaseException:
         if any(work.path.glob("shard-*.npy")):
@@ -162,7 +162,7 @@ def _check_engine(engine: str, workers: int, ray_address: str | None) -> int:
     return raybuild.bounded_workers(workers, raybuild.local_cpus(), "this machine")
 
 
-def _publish(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, bm25,
+def publish_build(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, bm25,
              report, source, report_progress, build: dict) -> SemanticIndex:
     """FAISS, SQLite and BM25 made in a staging folder and published as the next version;
     `build` (engine, workers, seconds per stage) goes into the manifest."""

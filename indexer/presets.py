@@ -74,10 +74,10 @@ def create(spec: Spec, dim: int) -> faiss.Index | DiskIVFPQ:
     if spec.preset == "ivfpq-disk":
         return DiskIVFPQ.create(spec.factory, dim)
     index = faiss.index_factory(dim, spec.factory, faiss.METRIC_INNER_PRODUCT)
-    hnsw = _find(index, faiss.IndexHNSW)
+    hnsw = find_inner(index, faiss.IndexHNSW)
     if hnsw is not None:
         hnsw.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    ivfpq = _find(index, faiss.IndexIVFPQ)
+    ivfpq = find_inner(index, faiss.IndexIVFPQ)
     if ivfpq is not None:
         # polysemous training serves Hamming-distance filtering, which search does not use;
         # it took ~97% of the build time (measured: 530 s → seconds for 20k vectors)
@@ -87,7 +87,7 @@ def create(spec: Spec, dim: int) -> faiss.Index | DiskIVFPQ:
 
 def train(index: faiss.Index | DiskIVFPQ, vectors: np.ndarray, seed: int = 0) -> None:
     """Train the coarse quantiser (k-means, seeded) and PQ of an IVF index on `vectors`."""
-    ivf = _find(index, faiss.IndexIVF)
+    ivf = find_inner(index, faiss.IndexIVF)
     if ivf is not None:
         ivf.cp.seed = seed
         ivf.cp.min_points_per_centroid = 1
@@ -105,10 +105,10 @@ def train(index: faiss.Index | DiskIVFPQ, vectors: np.ndarray, seed: int = 0) ->
 
 def training_needs(index: faiss.Index | DiskIVFPQ) -> int:
     """The fewest vectors that train `index`: one per inverted list, one per PQ centroid."""
-    ivf = _find(index, faiss.IndexIVF)
+    ivf = find_inner(index, faiss.IndexIVF)
     if ivf is None:
         return 1
-    pq = _find(index, faiss.IndexIVFPQ)
+    pq = find_inner(index, faiss.IndexIVFPQ)
     return max(int(ivf.nlist), int(pq.pq.ksub) if pq is not None else 1)
 
 
@@ -136,7 +136,7 @@ def train_sample_size(nlist: int) -> int:
     return max(TRAIN_PER_LIST * nlist, 256 * 256)
 
 
-def _find(index: faiss.Index, cls):
+def find_inner(index: faiss.Index, cls):
     """The first sub-index of type `cls` under IDMap / Refine wrappers, or None."""
     seen = index.ivf if isinstance(index, DiskIVFPQ) else index
     for _ in range(4):
@@ -166,7 +166,7 @@ def exhaustive_knobs(spec: Spec, index: faiss.Index) -> dict[str, int]:
     """Knobs that make the preset visit every stored vector (the fallback of filtered search)."""
     out = dict(spec.knobs)
     if "nprobe" in out:
-        out["nprobe"] = _find(index, faiss.IndexIVF).nlist
+        out["nprobe"] = find_inner(index, faiss.IndexIVF).nlist
     if "efSearch" in out:
         out["efSearch"] = max(out["efSearch"], int(index.ntotal))
     if "rerank" in out:

@@ -62,3 +62,21 @@ def test_the_table_allows_no_arrow_that_no_code_uses():
 
 def test_indexer_and_training_never_import_each_other():
     assert "training" not in imported("indexer") and "indexer" not in imported("training")
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """A name with a leading underscore is its module's own: another that needs it needs it made
+    public, or moved to where both can import it."""
+    private = []
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                ours = node.level > 0 or (node.module or "").split(".")[0] in OWNER \
+                    or package == "bench"  # bench scripts import each other by bare name
+                for alias in node.names:
+                    if ours and alias.name.startswith("_") and not alias.name.startswith("__"):
+                        private.append(f"{path.relative_to(REPO)}:{node.lineno} "
+                                       f"{node.module or '.'}.{alias.name}")
+    assert not private, f"private names imported across modules: {private}"
