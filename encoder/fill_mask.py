@@ -3,7 +3,8 @@
 The user writes `[MASK]` whatever the model's own mask token is (`<mask>` for e5). The heads
 come from the model folder (a `python -m training mlm` run) or, for a bundled model, from the
 cache that `python -m training mlm-heads NAME` fills; without them a `NoHeadError` says how to
-train them.
+train them. `heads_status` answers the same question without raising: whether the heads are
+ready, and if not which case it is (`HeadsState`) and the sentence that explains it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,20 +64,63 @@ def heads_folder(encoder: Encoder) -> Path:
     return bundled_heads_dir(encoder.name)
 
 
-def get_heads(encoder: Encoder) -> PretrainingHeads:
-    """The encoder's pretraining heads, loaded once; `NoHeadError` (naming the fix) if none."""
-    heads = _LOADED.get(encoder)
-    if heads is None:
-        folder = heads_folder(encoder)
+class HeadsState(Enum):
+    READY = "ready"
+    NOT_TRAINED = "not trained"  # a bundled model: it ships without heads, BERTScope trains them
+    MISSING = "missing"  # a model folder without `mlm_heads.json`
+    OTHER_VERSION = "other version"  # heads trained for other weights of this model
+    UNREADABLE = "unreadable"  # heads on disk that do not fit this model
+
+
+@dataclass(frozen=True)
+class HeadsStatus:
+    state: HeadsState
+    folder: Path  # where the heads are, or would be, kept
+    bundled: bool  # a bundled model: its heads are BERTScope's, trained once and cached
+    reason: str = ""  # for a person: why they are not ready and how to train them ("" if ready)
+
+    @property
+    def ready(self) -> bool:
+        return self.state is HeadsState.READY
+
+    @property
+    def trainable(self) -> bool:
+        """True where BERTScope's bundled-head training (`training.mlm.bundled`) fixes it."""
+        return self.bundled and self.state in (HeadsState.NOT_TRAINED, HeadsState.OTHER_VERSION)
+
+
+def heads_status(encoder: Encoder) -> HeadsStatus:
+    """Whether the encoder's pretraining heads are ready (they are loaded, once, to know), and if
+    not, which case it is and what to do; never raises for heads that are absent or unusable."""
+    folder = heads_folder(encoder)
+    bundled = encoder.name in BUNDLED and folder != Path(encoder.path)
+    if encoder in _LOADED:
+        return HeadsStatus(HeadsState.READY, folder, bundled)
+    try:
         heads = load_heads(folder, encoder.transformer)
-        if heads is None:
-            raise NoHeadError(_no_head_message(encoder))
-        made_for = heads.meta.get("fingerprint")
-        if made_for and made_for != encoder.fingerprint:
-            raise NoHeadError(f"the heads in {folder} were trained for another version of "
-                              f"{encoder.name}; {_no_head_message(encoder)}")
-        _LOADED[encoder] = heads
-    return heads
+    except ValueError as exc:  # another format, another vocabulary, not BERT heads
+        return HeadsStatus(HeadsState.UNREADABLE, folder, bundled, str(exc))
+    if heads is None:
+        state = HeadsState.NOT_TRAINED if bundled else HeadsState.MISSING
+        return HeadsStatus(state, folder, bundled, _no_head_message(encoder))
+    made_for = heads.meta.get("fingerprint")
+    if made_for and made_for != encoder.fingerprint:
+        return HeadsStatus(HeadsState.OTHER_VERSION, folder, bundled,
+                           f"the heads in {folder} were trained for another version of "
+                           f"{encoder.name}; {_no_head_message(encoder)}")
+    _LOADED[encoder] = heads
+    return HeadsStatus(HeadsState.READY, folder, bundled)
+
+
+def get_heads(encoder: Encoder) -> PretrainingHeads:
+    """The encoder's pretraining heads, loaded once; `NoHeadError` (naming the fix) if none,
+    `ValueError` for heads on disk that do not fit this model."""
+    status = heads_status(encoder)
+    if status.state is HeadsState.UNREADABLE:
+        raise ValueError(status.reason)
+    if not status.ready:
+        raise NoHeadError(status.reason)
+    return _LOADED[encoder]
 
 
 def forget_heads(encoder: Encoder) -> None:

@@ -109,6 +109,14 @@ def read_meta(folder: Path) -> dict[str, Any] | None:
     return meta
 
 
+def has_heads(folder: Path) -> bool:
+    """True where `folder` holds complete heads of a format this version reads."""
+    try:
+        return read_meta(folder) is not None
+    except ValueError:
+        return False
+
+
 def load_heads(folder: Path, transformer: nn.Module) -> PretrainingHeads | None:
     """The heads saved in `folder`, tied to `transformer`, or None where there are none."""
     meta = read_meta(folder)

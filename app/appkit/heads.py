@@ -1,5 +1,6 @@
-"""Pretraining heads on the page: say whether a model has them, and train a bundled model's
-once, with a progress bar (never silently: the page asks first)."""
+"""Pretraining heads on the page: say whether a model has them and why not (the library's
+`encoder.heads_status`), and train a bundled model's once, with a progress bar — never silently:
+the page asks first, and says before the button that the training runs inside this page."""
 
 from __future__ import annotations
 
@@ -8,31 +9,26 @@ import time
 import streamlit as st
 
 
-def heads_problem(encoder) -> str | None:
-    """None when the encoder's MLM head loads; else the library's sentence saying why not."""
-    from encoder.fill_mask import get_heads
-    from encoder.heads import NoHeadError
-
-    try:
-        get_heads(encoder)
-    except NoHeadError as exc:
-        return str(exc)
-    return None
-
-
-def offer_bundled_training(encoder) -> None:
+def offer_bundled_training(encoder, status) -> None:
     """A button that trains the bundled model's heads now, with progress; reruns when done."""
+    from encoder import HeadsState
     from training.mlm.bundled import RECIPES
 
     recipe = RECIPES[encoder.name]
-    st.info(f"**{encoder.name} ships without an MLM head.** BERTScope trains one once — head "
-            f"only, the encoder frozen — on {recipe.description}, text its packages ship: "
-            f"{recipe.steps} steps, {recipe.minutes} on this machine's CPU, then cached in "
-            "`$BERTSCOPE_HOME/heads`. (Or run `python -m training mlm-heads "
-            f"{encoder.name}` beforehand.)")
+    why = (f"**{encoder.name}'s cached MLM head was trained for another version of the model.**"
+           if status.state is HeadsState.OTHER_VERSION
+           else f"**{encoder.name} ships without an MLM head.**")
+    st.info(f"{why} BERTScope trains one once — head only, the encoder frozen — on "
+            f"{recipe.description}, text its packages ship: {recipe.steps} steps, "
+            f"{recipe.minutes} on this machine's CPU, then cached in `$BERTSCOPE_HOME/heads`.")
+    st.warning(
+        "The training runs inside this page, while it is open: leaving the page or changing "
+        "any control on it stops the training. What it saved (a checkpoint every 50 steps) is "
+        "kept, and pressing the button again continues from there. To train without keeping "
+        f"the page open, run `python -m training mlm-heads {encoder.name}` in a terminal "
+        "instead, then reload this page.")
     if not st.button(f"Train {encoder.name}'s MLM + NSP heads now", key="train-heads"):
         return
-    from encoder.fill_mask import forget_heads
     from training.mlm.bundled import ensure_bundled_heads
 
     bar = st.progress(0.0, text="Reading the text and scoring the untrained head…")
@@ -40,36 +36,35 @@ def offer_bundled_training(encoder) -> None:
 
     def report(step: int, total: int) -> None:
         bar.progress(step / max(total, 1), text=f"Training the heads: step {step} of {total} "
-                                                f"({time.perf_counter() - started:.0f} s)")
+                                                f"({time.perf_counter() - started:.0f} s) — "
+                                                "stay on this page until it finishes")
 
-    ensure_bundled_heads(encoder.name, progress=report)
-    forget_heads(encoder)
+    ensure_bundled_heads(encoder.name, progress=report, fingerprint=encoder.fingerprint)
     bar.progress(1.0, text="Heads trained and cached.")
     st.rerun()
 
 
 def models_with_heads(config, exclude: str) -> dict[str, str]:
     """Label -> model key of every model whose heads are ready: bundled ones with cached heads,
-    and trained folders (under the runs root) that carry `mlm_heads.json`."""
+    and trained folders (under the runs root) that carry heads."""
     from encoder import BUNDLED
-    from encoder.heads import HEADS_META, bundled_heads_dir, read_meta
+    from encoder.heads import bundled_heads_dir, has_heads
 
     from .discovery import find_trained_models, label
 
     options = {f"{name} (bundled, BERTScope's heads)": name for name in BUNDLED
-               if read_meta(bundled_heads_dir(name)) is not None}
+               if has_heads(bundled_heads_dir(name))}
     for folder in find_trained_models(config.runs_root):
-        if (folder / HEADS_META).is_file():
+        if has_heads(folder):
             options[f"{label(folder, config.runs_root)} (trained)"] = str(folder)
     return {k: v for k, v in options.items() if v != exclude}
 
 
-def stop_without_heads(encoder, problem: str) -> None:
-    """Explain (and, for a bundled model, offer to train) the missing heads; stop the page."""
-    from encoder import BUNDLED
-
-    if encoder.name in BUNDLED and "ships without" in problem:
-        offer_bundled_training(encoder)
+def stop_without_heads(encoder, status) -> None:
+    """Explain why the heads are not ready (`status`: `encoder.heads_status`'s answer) and, where
+    BERTScope's bundled-head training fixes it, offer it; stop the page."""
+    if status.trainable:
+        offer_bundled_training(encoder, status)
     else:
-        st.info(problem)
+        st.info(status.reason)
     st.stop()

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.guard import call_or_stop
-from appkit.heads import heads_problem, models_with_heads, stop_without_heads
+from appkit.heads import models_with_heads, stop_without_heads
 from appkit.limits import within_limit
 from appkit.model_picker import pick_model
 from appkit.presets import PRETRAINING_PRESETS
@@ -34,7 +34,7 @@ positions. The draw below is transformers' own masking code; change the seed to 
 st.set_page_config(page_title="Pretraining · BERTScope", layout="wide")
 st.title("Pretraining: how BERT learns")
 load_libraries()
-from encoder import draw_mask, score_draw  # noqa: E402  (after the title: see appkit/startup.py)
+from encoder import draw_mask, heads_status, score_draw  # noqa: E402  (see appkit/startup.py)
 
 config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(PRETRAINING_PRESETS), key="pre-preset")
@@ -46,7 +46,7 @@ compare_label = st.sidebar.selectbox("Compare with", ["(none)", *others], key="p
                                      help="Another model with MLM heads: a trained run folder.")
 compare = (get_encoder(others[compare_label], inspect_only=True) if compare_label in others
            else None)
-problem = heads_problem(encoder)
+heads = heads_status(encoder)
 view = st.radio("View", VIEWS, horizontal=True, key="pre-view")
 
 if view == VIEWS[0]:
@@ -70,8 +70,8 @@ if view == VIEWS[0]:
     if not draw.selected:
         st.info("No token was selected this time: raise the share or change the seed.")
         st.stop()
-    if problem:
-        stop_without_heads(encoder, problem)
+    if not heads.ready:
+        stop_without_heads(encoder, heads)
     score = call_or_stop(score_draw, encoder, draw, top_k=5)
     m1, m2 = st.columns(2)
     m1.metric("MLM loss on this draw", f"{score.loss:.2f}",
@@ -95,8 +95,8 @@ elif view == VIEWS[1]:
     if "[MASK]" not in text:
         st.info("Write [MASK] where a word should be predicted.")
         st.stop()
-    if problem:
-        stop_without_heads(encoder, problem)
+    if not heads.ready:
+        stop_without_heads(encoder, heads)
     fills = call_or_stop(encoder.fill_mask, text, top_k=k)
     other = call_or_stop(compare.fill_mask, text, top_k=k) if compare else None
     names = (encoder.name, compare.name if compare else "")
@@ -115,8 +115,8 @@ else:
     if not a.strip() or not b.strip():
         st.info("Type two sentences.")
         st.stop()
-    if problem:
-        stop_without_heads(encoder, problem)
+    if not heads.ready:
+        stop_without_heads(encoder, heads)
     p = call_or_stop(encoder.next_sentence, a, b)
     st.plotly_chart(nsp_figure(p), key="nsp")
     if compare:

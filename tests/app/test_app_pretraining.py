@@ -45,7 +45,23 @@ def test_bundled_model_without_heads_draws_and_offers_training(page, mlm_runs):
     assert any("**80 %**" in t and "**10 %**" in t for t in texts(at.markdown))
     assert any("ships without an MLM head" in t for t in texts(at.info))
     assert [b.label for b in at.button] == ["Train minilm's MLM + NSP heads now"]
+    warning = " ".join(texts(at.warning))  # said before the button is pressed
+    assert "leaving the page" in warning and "stops the training" in warning
+    assert "python -m training mlm-heads minilm" in warning
     assert not at.dataframe  # no predictions without a head
+
+
+def test_the_offer_follows_the_heads_state_not_the_message(page, mlm_runs, monkeypatch):
+    """Reworded library sentences change nothing: the page branches on `heads_status`'s state."""
+    import encoder.fill_mask as fill_mask
+
+    monkeypatch.setattr(fill_mask, "_no_head_message", lambda enc: f"reworded for {enc.name}")
+    at = page("pretraining")
+    assert_clean(at)
+    assert [b.label for b in at.button] == ["Train minilm's MLM + NSP heads now"]
+    at = choose_model(at, "tiny-plain (trained)")
+    assert not at.button  # a folder without heads: explained, not trained here
+    assert any(t.startswith("reworded for") for t in texts(at.info))
 
 
 def test_trained_model_predicts_each_selected_position(page, mlm_runs):
@@ -99,16 +115,16 @@ def test_train_button_trains_then_predicts(page, mlm_runs, monkeypatch):
 
     calls = []
 
-    def fake_training(name, progress=None, steps=None):
+    def fake_training(name, progress=None, steps=None, fingerprint=None):
         enc = load_encoder(name)
         progress(1, 1)
-        calls.append(name)
+        calls.append((name, fingerprint == enc.fingerprint))
         return save_heads(bundled_heads_dir(name), new_heads(enc.transformer),
                           {"mlm": True, "nsp": True, "fingerprint": enc.fingerprint})
 
     monkeypatch.setattr(bundled, "ensure_bundled_heads", fake_training)
     at = page("pretraining")
     at.button[0].click().run()
-    assert calls == ["minilm"]
+    assert calls == [("minilm", True)]  # told which weights the heads are for
     assert_clean(at)
     assert len(at.dataframe[0].value) > 0

@@ -14,6 +14,7 @@ from transformers import TrainerCallback
 from encoder.heads import bundled_heads_dir, read_meta
 
 from ..errors import TrainingError
+from ..run_folder import RUN_FILE, read_run
 from .config import MlmConfig
 from .pretrain import pretrain_documents
 from .shipped import bbc_news, peoples_daily
@@ -56,34 +57,43 @@ def has_bundled_heads(name: str) -> bool:
 
 
 def ensure_bundled_heads(name: str, *, progress: Progress | None = None,
-                         steps: int | None = None) -> Path:
-    """The cached heads of bundled model `name`; trains them first when there are none."""
+                         steps: int | None = None, fingerprint: str | None = None) -> Path:
+    """The cached heads of bundled model `name`; trains them first when there are none, or when
+    they were trained for other weights than `fingerprint` (the model's, where given). A stopped
+    attempt with the same settings is resumed from its last checkpoint; any other is cleared."""
     if name not in RECIPES:
         raise TrainingError(f"no head recipe for {name!r}. Valid: {', '.join(RECIPES)}")
     folder = bundled_heads_dir(name)
-    if read_meta(folder) is not None:
+    meta = read_meta(folder)
+    made_for = meta.get("fingerprint") if meta else None
+    if meta is not None and (fingerprint is None or made_for in (None, fingerprint)):
         return folder
     recipe = RECIPES[name]
-    resume = (folder / "run.json").is_file()
-    if folder.exists() and not resume:
-        shutil.rmtree(folder)  # an attempt that stopped before its first write
-    log.info("training %s's MLM + NSP heads once on %s (%s)", name, recipe.description,
-             recipe.minutes)
     config = MlmConfig(
         model=name, corpus=(), out=str(folder), head_only=True, nsp=True,
         max_steps=steps or recipe.steps, batch_size=recipe.batch_size,
         max_length=recipe.max_length, max_eval=256, save_steps=50, logging_steps=10,
         show_progress=progress is None,
     )
-    try:
-        pretrain_documents(
-            config, [f() for f in recipe.sources], None, resume=resume,
-            callbacks=[_Report(progress)] if progress else [], save_model=False,
-            heads_meta={"corpus": recipe.description},
-        )
-    except TrainingError as exc:
-        if "other settings" not in str(exc):
-            raise
-        shutil.rmtree(folder)  # a stopped attempt with another recipe: start again
-        return ensure_bundled_heads(name, progress=progress, steps=steps)
+    resume = meta is None and _resumable(folder, config)
+    if folder.exists() and not resume:
+        shutil.rmtree(folder)  # stale heads, or an attempt that cannot be continued
+    log.info("training %s's MLM + NSP heads once on %s (%s)", name, recipe.description,
+             recipe.minutes)
+    pretrain_documents(
+        config, [f() for f in recipe.sources], None, resume=resume,
+        callbacks=[_Report(progress)] if progress else [], save_model=False,
+        heads_meta={"corpus": recipe.description},
+    )
     return folder
+
+
+def _resumable(folder: Path, config: MlmConfig) -> bool:
+    """A stopped attempt in `folder` that this config continues: same settings, not finished."""
+    if not (folder / RUN_FILE).is_file():
+        return False
+    try:
+        run = read_run(folder)
+    except TrainingError:  # unreadable or another format: start again
+        return False
+    return run.get("identity") == config.identity() and not run.get("finished")
