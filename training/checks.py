@@ -3,44 +3,21 @@ flag (or field) and what it takes, so a typo never surfaces as a traceback an ho
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from common import file_checksum
 
 from .config import FitConfig, Stage
 from .errors import TrainingError
+from .settings import STAGE_SETTINGS, TASK_MAX_ROWS, check_settings, check_value
 
 
-def _is_number(value: Any, integer: bool = False) -> bool:
-    kinds = (int,) if integer else (int, float)
-    return not isinstance(value, bool) and isinstance(value, kinds) and math.isfinite(value)
-
-
-def check_numbers(config: FitConfig) -> None:
-    """Every number of `config` in range, finite and of the right type, named by its flag."""
+def check_config(config: FitConfig) -> None:
+    """Every setting of `config` by the rule of the settings table (named by its flag), then
+    its stages and what early stopping needs."""
     c = config
-    checks = [  # (flag, value, integer, valid, what it must be)
-        ("--batch-size", c.batch_size, True, lambda v: v >= 1, ">= 1"),
-        ("--lr", c.learning_rate, False, lambda v: v > 0, "a finite number > 0"),
-        ("--eval-steps", c.eval_steps, True, lambda v: v >= 1, ">= 1"),
-        ("--logging-steps", c.logging_steps, True, lambda v: v >= 1, ">= 1"),
-        ("--warmup", c.warmup_ratio, False, lambda v: 0 <= v < 1, "in [0, 1)"),
-        ("--seed", c.seed, True, lambda v: 0 <= v < 2**32, "in [0, 2**32)"),
-        ("--max-length", c.max_seq_length, True, lambda v: v >= 8, "at least 8 tokens"),
-        ("weight_decay", c.weight_decay, False, lambda v: v >= 0, ">= 0"),
-    ]
-    if c.max_rows is not None:
-        checks.append(("--max-rows", c.max_rows, True, lambda v: v >= 1, ">= 1"))
-    if c.early_stopping_patience is not None:
-        checks.append(("early_stopping_patience", c.early_stopping_patience, True,
-                       lambda v: v >= 1, ">= 1"))
-    for flag, value, integer, valid, rule in checks:
-        if not _is_number(value, integer) or not valid(value):
-            kind = "an integer " if integer else ""
-            raise TrainingError(f"{flag} must be {kind}{rule}, got {value!r}")
+    check_settings(c)  # before the stages: a library caller's typo is named by its flag
     if isinstance(c.stages, Stage) or not isinstance(c.stages, (list, tuple)):
         raise TrainingError(f"stages must be a tuple of Stage, got {type(c.stages).__name__}")
     if not c.stages:
@@ -50,8 +27,9 @@ def check_numbers(config: FitConfig) -> None:
 
 
 def check_stage(stage: Stage) -> None:
-    """The stage's types and epochs, before any of its files load (a missing loss is the data
-    kind's default; each task's files are checked where they load)."""
+    """The stage's types and numbers (epochs, its own batch size, learning rate and row budgets)
+    by the table's rules, before any of its files load (a missing loss is the data kind's
+    default; each task's files are checked where they load)."""
     if not isinstance(stage, Stage):
         raise TypeError(f"each stage must be a Stage, got {type(stage).__name__}")
     if stage.loss is not None and not isinstance(stage.loss, str):
@@ -59,8 +37,11 @@ def check_stage(stage: Stage) -> None:
     if isinstance(stage.train, (str, Path)):
         raise TrainingError(f"Stage.train must be a tuple of files, not one: use "
                             f"({str(stage.train)!r},)")
-    if not _is_number(stage.epochs) or not 0 < stage.epochs < math.inf:
-        raise TrainingError(f"--epochs must be a finite number > 0, got {stage.epochs!r}")
+    for key, (attr, rule) in STAGE_SETTINGS.items():
+        check_value("--epochs" if key == "epochs" else f"Stage.{attr}", rule,
+                    getattr(stage, attr))
+    for task in stage.tasks:
+        check_value("Task.max_rows", TASK_MAX_ROWS, task.max_rows)
 
 
 def scored_on_training_data(scored: Sequence[tuple[str, str]], trained: Sequence[tuple[str, str]]

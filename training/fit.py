@@ -30,14 +30,14 @@ from common import write_json_atomic
 
 from .callbacks import JsonlLogCallback
 from .checkpoints import atomic, resume_point
-from .checks import check_numbers, fit_sets_apart
+from .checks import check_config, fit_sets_apart
 from .config import FitConfig
 from .dev_sets import describe, dev_evaluator, load_sets, metric_key, score_sets
 from .report import model_card, plot_curve, read_log
 from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
-from .siamese import build_siamese, check_pooling, freeze_word_embeddings
+from .siamese import build_siamese, freeze_word_embeddings
 from .stage_data import PreparedStage, prepare_stage
-from .sts import check_prompt, prompt_prefix
+from .sts import prompt_prefix
 
 log = logging.getLogger("bertscope.training")
 
@@ -65,9 +65,7 @@ def fit(
     """
     if not isinstance(config, FitConfig):
         raise TypeError(f"config must be a FitConfig, got {type(config).__name__}")
-    check_numbers(config)
-    check_pooling(config.pooling)
-    check_prompt(config.prompt)
+    check_config(config)  # every setting by the rule of settings.py, named by its flag
     if problem := fit_sets_apart(config):  # the CLIs refuse it; a library caller may mean it
         log.warning("%s", problem)
     stages = [prepare_stage(s, config, i) for i, s in enumerate(config.stages)]

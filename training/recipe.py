@@ -28,29 +28,13 @@ from .losses import get_loss
 from .recipe_checks import Checker as _Checker
 from .recipe_checks import existing as _existing
 from .recipe_cv import CrossValidation, cross_validation
-from .siamese import POOLING_MODES
+from .settings import RECIPE_SETTINGS, STAGE_SETTINGS, TASK_MAX_ROWS
 
 CV_TRAIN = "cv:train"  # in a cross-validation recipe: the triplets of the training folds
 
-# recipe key -> (FitConfig field, type); `None` in the type tuple allows null
-SETTINGS: dict[str, tuple[str, tuple[type, ...]]] = {
-    "pooling": ("pooling", (str,)),
-    "prompt": ("prompt", (str, type(None))),
-    "max_length": ("max_seq_length", (int,)),
-    "batch_size": ("batch_size", (int,)),
-    "lr": ("learning_rate", (float, int)),
-    "warmup": ("warmup_ratio", (float, int)),
-    "weight_decay": ("weight_decay", (float, int)),
-    "eval_steps": ("eval_steps", (int,)),
-    "logging_steps": ("logging_steps", (int,)),
-    "seed": ("seed", (int,)),
-    "max_rows": ("max_rows", (int,)),
-    "freeze_embeddings": ("freeze_embeddings", (bool,)),
-    "early_stopping_patience": ("early_stopping_patience", (int,)),
-}
-TOP_KEYS = {"recipe", "about", "model", "holdout", "stages", "dev", "report",
-            "cross_validation", *SETTINGS}
-STAGE_KEYS = {"name", "train", "loss", "epochs", "batch_size", "lr", "max_rows", "tasks", "about"}
+TOP_KEYS = {"recipe", "about", "holdout", "stages", "dev", "report", "cross_validation",
+            *(s.key for s in RECIPE_SETTINGS)}
+STAGE_KEYS = {"name", "train", "max_rows", "tasks", "about", "loss", *STAGE_SETTINGS}
 TASK_KEYS = {"train", "loss", "max_rows"}
 HOLDOUT_KEYS = {"seed", *PARTS}
 
@@ -99,16 +83,12 @@ def load_recipe(
     v = _Checker(Path(path))
     v.keys(raw, TOP_KEYS, "")
     name = v.typed(raw, "recipe", (str,), "", required=True)
-    model = v.typed(raw, "model", (str,), "", required=True)
+    settings = {s.field: v.ruled(raw, s.key, s.rule, "", required=s.required)
+                for s in RECIPE_SETTINGS if s.required or s.key in raw}
     root = data_root(data)
     if not root.is_dir():
         raise TrainingError(f"{path}: data root {root} not found; pass --data or set "
                             "BERTSCOPE_DATA")
-    settings = {}
-    for key, (field_name, types) in SETTINGS.items():
-        if key in raw:
-            settings[field_name] = v.typed(raw, key, types, "")
-    _check_settings(v, raw)
     cv = cross_validation(v, raw.get("cross_validation"), root)
     splits = _holdouts(v, raw.get("holdout", {}), root, cache)
     refs = _Refs(v, root, splits, cv is not None)
@@ -121,7 +101,7 @@ def load_recipe(
     report = tuple(refs.file(r, f"report[{i}]")
                    for i, r in enumerate(v.typed(raw, "report", (list,), "") or []))
     _check_scored_apart(v, raw, stages, dev, report)
-    config = FitConfig(model=model, stages=stages, out=out, dev=dev or None, report=report,
+    config = FitConfig(stages=stages, out=out, dev=dev or None, report=report,
                        extra={"recipe": {"name": name, "file": str(path), "data_root": str(root),
                                          "splits": splits}}, **settings)
     if overrides:
@@ -150,33 +130,11 @@ def _check_scored_apart(v: _Checker, raw: dict[str, Any], stages: tuple[Stage, .
                               "(e.g. a part of a `holdout` split: FILE#select)")
 
 
-def _check_settings(v: _Checker, raw: dict[str, Any]) -> None:
-    if "pooling" in raw and raw["pooling"] not in POOLING_MODES:
-        raise v.error("pooling", f"Invalid pooling mode {raw['pooling']!r}. "
-                                 f"Valid: {', '.join(POOLING_MODES)}")
-    for key in ("max_length", "batch_size", "eval_steps", "logging_steps", "max_rows",
-                "early_stopping_patience"):
-        if key in raw and raw[key] < 1:
-            raise v.error(key, f"must be >= 1, got {raw[key]}")
-    if "lr" in raw and raw["lr"] <= 0:
-        raise v.error("lr", f"must be > 0, got {raw['lr']}")
-    if "warmup" in raw and not 0 <= raw["warmup"] < 1:
-        raise v.error("warmup", f"must be in [0, 1), got {raw['warmup']}")
-
-
 def _stage(v: _Checker, raw: Any, where: str, refs: _Refs) -> Stage:
     if not isinstance(raw, dict):
         raise v.error(where, f"a stage is an object, got {type(raw).__name__}")
     v.keys(raw, STAGE_KEYS, where)
-    epochs = v.typed(raw, "epochs", (float, int), where)
-    if epochs is not None and epochs <= 0:
-        raise v.error(f"{where}.epochs", f"must be > 0, got {epochs}")
-    batch = v.typed(raw, "batch_size", (int,), where)
-    if batch is not None and batch < 1:
-        raise v.error(f"{where}.batch_size", f"must be >= 1, got {batch}")
-    lr = v.typed(raw, "lr", (float, int), where)
-    if lr is not None and lr <= 0:
-        raise v.error(f"{where}.lr", f"must be > 0, got {lr}")
+    own = {attr: v.ruled(raw, key, rule, where) for key, (attr, rule) in STAGE_SETTINGS.items()}
     if ("tasks" in raw) == ("train" in raw):
         raise v.error(where, "give either `train` (one task) or `tasks` (several), not both "
                              "or neither")
@@ -190,8 +148,9 @@ def _stage(v: _Checker, raw: Any, where: str, refs: _Refs) -> Stage:
         task = _task(v, {k: raw[k] for k in TASK_KEYS if k in raw}, where, refs)
         # a row budget travels on the task, so one-task stages keep one shape
         tasks, train, loss = ((task,), (), None) if task.max_rows else ((), task.train, task.loss)
-    return Stage(train=train, loss=loss, epochs=float(epochs or 1.0), tasks=tasks,
-                 name=v.typed(raw, "name", (str,), where), batch_size=batch,
+    lr = own["learning_rate"]
+    return Stage(train=train, loss=loss, epochs=float(own["epochs"] or 1.0), tasks=tasks,
+                 name=v.typed(raw, "name", (str,), where), batch_size=own["batch_size"],
                  learning_rate=float(lr) if lr is not None else None)
 
 
@@ -210,10 +169,7 @@ def _task(v: _Checker, raw: Any, where: str, refs: _Refs) -> Task:
             loss = get_loss(loss).name
         except TrainingError as exc:
             raise v.error(f"{where}.loss", str(exc)) from None
-    max_rows = v.typed(raw, "max_rows", (int,), where)
-    if max_rows is not None and max_rows < 1:
-        raise v.error(f"{where}.max_rows", f"must be >= 1, got {max_rows}")
-    return Task(train, loss, max_rows)
+    return Task(train, loss, v.ruled(raw, "max_rows", TASK_MAX_ROWS, where))
 
 
 def _holdouts(v: _Checker, raw: Any, root: Path, cache: Path | None) -> dict[str, dict[str, str]]:

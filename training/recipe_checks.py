@@ -51,3 +51,13 @@ class Checker:
             names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
             raise self.error(label, f"must be {names}, got {value!r}")
         return value
+
+    def ruled(self, raw: dict, key: str, rule: Any, where: str, *,
+              required: bool = False) -> Any:
+        """`raw[key]` of the JSON types `rule` takes, then by the rule itself (a `Rule` of
+        settings.py): `recipes/x.json: lr: must be > 0, got 0`; None when absent."""
+        value = self.typed(raw, key, rule.types, where, required=required)
+        problem = None if value is None else rule.problem(value)
+        if problem:
+            raise self.error(f"{where}.{key}" if where else key, problem)
+        return value

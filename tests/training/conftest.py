@@ -41,6 +41,27 @@ def jsonl():
 
 
 @pytest.fixture
+def sts_root(tmp_path) -> Path:
+    """A data root with sts/train.jsonl and sts/dev.jsonl (other bytes: a real dev set)."""
+    data = tmp_path / "data"
+    (data / "sts").mkdir(parents=True)
+    write_jsonl(data / "sts" / "train.jsonl", STS_ROWS)
+    write_jsonl(data / "sts" / "dev.jsonl", STS_ROWS[::-1])
+    return data
+
+
+def load_sts_recipe(tmp_path: Path, root: Path, **changes):
+    """A one-stage recipe on `sts_root` (train, dev), with `changes`, written and loaded."""
+    from training.recipe import load_recipe
+
+    recipe = {"recipe": "t", "model": "minilm", "stages": [{"train": ["sts/train.jsonl"]}],
+              "dev": ["sts/dev.jsonl"], **changes}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(recipe))
+    return load_recipe(path, out=str(tmp_path / "out"), data=root, cache=tmp_path / "cache")
+
+
+@pytest.fixture
 def sts_file(tmp_path) -> Path:
     return write_jsonl(tmp_path / "sts.jsonl", STS_ROWS)
 

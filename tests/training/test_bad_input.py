@@ -234,9 +234,9 @@ def test_beir_files_that_are_wrong(run_cli, beir, file, content, said):
     (lambda: fit(FitConfig("minilm", (Stage("a.jsonl", "cosine"),), "o")), TrainingError,
      "not one: use ('a.jsonl',)"),
     (lambda: fit(FitConfig("minilm", (Stage(("a",), "cosine"),), "o", batch_size="16")),
-     TrainingError, "--batch-size must be an integer >= 1, got '16'"),
+     TrainingError, "--batch-size: must be an integer >= 1, got '16'"),
     (lambda: fit(FitConfig("minilm", (Stage(("a",), "cosine", float("nan")),), "o")),
-     TrainingError, "--epochs must be a finite number > 0"),
+     TrainingError, "--epochs: must be a finite number > 0"),
 ])
 def test_library_calls_with_wrong_types(call, error, said):
     with pytest.raises(error) as info:

@@ -12,8 +12,8 @@ from tests.training.conftest import NLI_ROWS, STS_ROWS, write_jsonl
 from tests.training.test_crossval import tiny_beir
 from training import TrainingError
 from training.cli import build_parser, main
+from training.flags import given_flags, overrides
 from training.recipe import load_recipe
-from training.recipe_cli import given_flags, overrides
 
 BINARY_ROWS = [
     {"sentence1": f"question {i}", "sentence2": f"question {i} again", "score": i % 2}
@@ -26,7 +26,8 @@ def root(tmp_path) -> Path:
     """A data root like ../shared/data: sts/, nli/, qq/ (binary pairs); the dev file's bytes
     differ from the training file's (a copy would be refused: test_scored_apart.py)."""
     data = tmp_path / "data"
-    for folder, name, rows in (("sts", "train.jsonl", STS_ROWS), ("sts", "dev.jsonl", STS_ROWS[::-1]),
+    for folder, name, rows in (("sts", "train.jsonl", STS_ROWS),
+                               ("sts", "dev.jsonl", STS_ROWS[::-1]),
                                ("nli", "pairs.jsonl", NLI_ROWS), ("qq", "dev.jsonl", BINARY_ROWS)):
         (data / folder).mkdir(parents=True, exist_ok=True)
         write_jsonl(data / folder / name, rows)
@@ -153,7 +154,7 @@ def test_flags_override_the_recipe(tmp_path, root):
     path.write_text(json.dumps(base_recipe()))
     argv = ["fit", "--config", str(path), "--out", "o", "--batch-size", "16", "--prompt", "none",
             "--epochs", "3"]
-    flags = given_flags(build_parser(), argv)
+    flags = given_flags(build_parser().parse_args(argv))
     assert flags == {"config": str(path), "out": "o", "batch_size": 16, "prompt": "none",
                      "epochs": [3.0]}
     config = load_recipe(path, out="o", data=root).config
@@ -161,8 +162,8 @@ def test_flags_override_the_recipe(tmp_path, root):
     assert changed["batch_size"] == 16 and changed["prompt"] is None
     assert [s.epochs for s in changed["stages"]] == [3.0, 3.0]
     assert [s.loss for s in changed["stages"]] == ["mnrl", None]  # untouched
-    flags = given_flags(build_parser(), ["fit", "--config", str(path), "--out", "o",
-                                         "--train", "x.jsonl", "--loss", "cosine"])
+    flags = given_flags(build_parser().parse_args(["fit", "--config", str(path), "--out", "o",
+                                                   "--train", "x.jsonl", "--loss", "cosine"]))
     assert overrides(flags, config)["stages"][0].train == ("x.jsonl",)
 
 

@@ -5,33 +5,22 @@ The library's `fit` only warns: tests and notebooks use one small file for both 
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 
 import pytest
 
-from tests.training.conftest import STS_ROWS, write_jsonl
+from tests.training.conftest import load_sts_recipe
 from training import FitConfig, Stage, TrainingError
-from training.recipe import load_recipe
 
 
 @pytest.fixture
-def root(tmp_path):
-    data = tmp_path / "data"
-    (data / "sts").mkdir(parents=True)
-    write_jsonl(data / "sts" / "train.jsonl", STS_ROWS)
-    write_jsonl(data / "sts" / "dev.jsonl", STS_ROWS[::-1])  # other bytes: a real dev set
-    shutil.copy(data / "sts" / "train.jsonl", data / "sts" / "copy.jsonl")
-    return data
+def root(sts_root):
+    shutil.copy(sts_root / "sts" / "train.jsonl", sts_root / "sts" / "copy.jsonl")
+    return sts_root
 
 
-def _load(tmp_path, root, **changes):
-    recipe = {"recipe": "t", "model": "minilm", "stages": [{"train": ["sts/train.jsonl"]}],
-              "dev": ["sts/dev.jsonl"], **changes}
-    path = tmp_path / "r.json"
-    path.write_text(json.dumps(recipe))
-    return load_recipe(path, out=str(tmp_path / "out"), data=root, cache=tmp_path / "cache")
+_load = load_sts_recipe
 
 
 @pytest.mark.parametrize(("changes", "said"), [
