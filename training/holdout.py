@@ -5,7 +5,8 @@ Pairs that share a sentence are kept together (connected groups of the sentence 
 sentence of a held-out pair appears in training: LCQMC and ATEC repeat questions across pairs,
 and a pair-level split would leak them. Groups are shuffled with a seed and dealt into the parts
 in order until each part has at least its size; `train` takes the rest. Parts are written as
-JSONL files beside a `split.json` that lists each part's line numbers in the source file.
+JSONL files beside a `split.json` that lists each part's line numbers in the source file, when a
+run starts (`HoldoutSplit.write`): planning them, as loading a recipe does, writes nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,17 +73,45 @@ def split_rows(rows: list[dict[str, Any]], spec: HoldoutSpec) -> dict[str, list[
     return {p: sorted(ix) for p, ix in parts.items()}
 
 
-def materialise(source: Path, spec: HoldoutSpec, cache: Path) -> dict[str, Path]:
-    """Write the parts of `source` under `cache` (once; keyed by content, seed and sizes) and
-    return part -> file. Line numbers in `split.json` are 1-based lines of `source`."""
+@dataclass(frozen=True)
+class HoldoutSplit:
+    """The parts of one source file, worked out but not yet written: `files` (part -> file
+    under the cache folder) exist once `write()` ran, here or in an earlier run."""
+
+    folder: Path
+    files: dict[str, Path]
+    record: dict[str, Any] | None  # None: the parts were already complete when planned
+    texts: dict[str, str] = field(default_factory=dict)  # part -> its lines
+
+    @property
+    def complete(self) -> bool:
+        return (self.folder / "split.json").is_file() and all(f.is_file()
+                                                              for f in self.files.values())
+
+    def write(self) -> dict[str, Path]:
+        """Write the parts (unless complete), `split.json` last: it marks them complete."""
+        if self.record is None or self.complete:
+            return self.files
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for part, text in self.texts.items():
+            with write_atomic(self.files[part], "w", encoding="utf-8") as fh:
+                fh.write(text)
+        write_json_atomic(self.folder / "split.json", self.record)
+        return self.files
+
+
+def plan_split(source: Path, spec: HoldoutSpec, cache: Path) -> HoldoutSplit:
+    """Split `source` into parts kept under `cache` (keyed by content, seed and sizes), checking
+    the sizes fit; writes nothing. Line numbers in `split.json` are 1-based lines of `source`."""
     raw = source.read_bytes()
     key = hashlib.sha256(
         raw + json.dumps([spec.seed, sorted(spec.sizes.items())]).encode()
     ).hexdigest()[:12]
     folder = cache / f"{source.parent.name}-{source.stem}-{key}"
     files = {p: folder / f"{source.parent.name}-{source.stem}.{p}.jsonl" for p in ALL_PARTS}
-    if (folder / "split.json").is_file() and all(f.is_file() for f in files.values()):
-        return files
+    done = HoldoutSplit(folder, files, None)
+    if done.complete:
+        return done
     lines = [(n, line) for n, line in enumerate(raw.decode("utf-8-sig").splitlines(), 1)
              if line.strip()]
     rows = []
@@ -92,10 +121,6 @@ def materialise(source: Path, spec: HoldoutSpec, cache: Path) -> dict[str, Path]
         except json.JSONDecodeError as exc:
             raise TrainingError(f"{source}:{n}: not valid JSON ({exc.msg})") from exc
     parts = split_rows(rows, spec)
-    folder.mkdir(parents=True, exist_ok=True)
-    for part, indices in parts.items():
-        with write_atomic(files[part], "w", encoding="utf-8") as fh:
-            fh.write("".join(lines[i][1] + "\n" for i in indices))
     record = {
         "format": SPLIT_FORMAT,
         "source": str(source),
@@ -106,8 +131,13 @@ def materialise(source: Path, spec: HoldoutSpec, cache: Path) -> dict[str, Path]
         "parts": {p: {"pairs": len(ix), "lines": [lines[i][0] for i in ix]}
                   for p, ix in parts.items()},
     }
-    write_json_atomic(folder / "split.json", record)  # last: it marks the parts complete
-    return files
+    texts = {p: "".join(lines[i][1] + "\n" for i in ix) for p, ix in parts.items()}
+    return HoldoutSplit(folder, files, record, texts)
+
+
+def materialise(source: Path, spec: HoldoutSpec, cache: Path) -> dict[str, Path]:
+    """Write the parts of `source` under `cache` (once) and return part -> file."""
+    return plan_split(source, spec, cache).write()
 
 
 def _key(row: dict[str, Any], column: str) -> str:

@@ -23,7 +23,7 @@ from common.home import data_root
 from .checks import SCORED_APART, scored_on_training_data
 from .config import FitConfig, Stage, Task
 from .errors import TrainingError
-from .holdout import ALL_PARTS, PARTS, HoldoutSpec, materialise
+from .holdout import ALL_PARTS, PARTS, HoldoutSpec, HoldoutSplit, plan_split
 from .losses import get_loss
 from .recipe_checks import Checker as _Checker
 from .recipe_checks import existing as _existing
@@ -47,6 +47,12 @@ class Recipe:
     config: FitConfig
     splits: dict[str, dict[str, str]] = field(default_factory=dict)  # file -> part -> path
     cross_validation: CrossValidation | None = None
+    holdouts: tuple[HoldoutSplit, ...] = ()  # the parts `splits` names, written by write_splits
+
+    def write_splits(self) -> None:
+        """Write the held-out parts the recipe names (a run starts; loading wrote nothing)."""
+        for split in self.holdouts:
+            split.write()
 
 
 def read_recipe_file(path: str | Path) -> dict[str, Any]:
@@ -78,7 +84,8 @@ def load_recipe(
     overrides: dict[str, Any] | None = None,
     cache: Path | None = None,
 ) -> Recipe:
-    """Read, check and resolve a recipe; `overrides` are FitConfig fields set by flags."""
+    """Read, check and resolve a recipe; `overrides` are FitConfig fields set by flags. Writes
+    nothing: the held-out parts it names are written by `Recipe.write_splits` when a run starts."""
     raw = read_recipe_file(path)
     v = _Checker(Path(path))
     v.keys(raw, TOP_KEYS, "")
@@ -90,7 +97,8 @@ def load_recipe(
         raise TrainingError(f"{path}: data root {root} not found; pass --data or set "
                             "BERTSCOPE_DATA")
     cv = cross_validation(v, raw.get("cross_validation"), root)
-    splits = _holdouts(v, raw.get("holdout", {}), root, cache)
+    holdouts = _holdouts(v, raw.get("holdout", {}), root, cache)
+    splits = {ref: {p: str(f) for p, f in split.files.items()} for ref, split in holdouts.items()}
     refs = _Refs(v, root, splits, cv is not None)
     stages = tuple(_stage(v, s, f"stages[{i}]", refs)
                    for i, s in enumerate(v.typed(raw, "stages", (list,), "", required=True)))
@@ -106,7 +114,7 @@ def load_recipe(
                                          "splits": splits}}, **settings)
     if overrides:
         config = replace(config, **overrides)
-    return Recipe(name, Path(path), root, config, splits, cv)
+    return Recipe(name, Path(path), root, config, splits, cv, tuple(holdouts.values()))
 
 
 def _check_scored_apart(v: _Checker, raw: dict[str, Any], stages: tuple[Stage, ...],
@@ -172,7 +180,7 @@ def _task(v: _Checker, raw: Any, where: str, refs: _Refs) -> Task:
     return Task(train, loss, v.ruled(raw, "max_rows", TASK_MAX_ROWS, where))
 
 
-def _holdouts(v: _Checker, raw: Any, root: Path, cache: Path | None) -> dict[str, dict[str, str]]:
+def _holdouts(v: _Checker, raw: Any, root: Path, cache: Path | None) -> dict[str, HoldoutSplit]:
     if not isinstance(raw, dict):
         raise v.error("holdout", "maps a data file to its held-out part sizes")
     if cache is None:
@@ -190,11 +198,10 @@ def _holdouts(v: _Checker, raw: Any, root: Path, cache: Path | None) -> dict[str
             raise v.error(where, f"needs a size >= 1 for at least one of {', '.join(PARTS)}")
         source = _existing(v, root, ref, where)
         try:
-            files = materialise(source, HoldoutSpec(v.typed(spec, "seed", (int,), where) or 0,
-                                                    sizes), cache)
+            splits[ref] = plan_split(source, HoldoutSpec(v.typed(spec, "seed", (int,), where)
+                                                         or 0, sizes), cache)
         except TrainingError as exc:
             raise v.error(where, str(exc)) from None
-        splits[ref] = {p: str(f) for p, f in files.items()}
     return splits
 
 

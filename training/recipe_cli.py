@@ -14,6 +14,8 @@ log = logging.getLogger("bertscope.training")
 
 
 def run_recipe(args: argparse.Namespace) -> None:
+    """Load the recipe (which writes nothing), apply the flags, then write the held-out parts
+    it names and train."""
     from .fit import fit
     from .recipe import load_recipe
 
@@ -21,6 +23,7 @@ def run_recipe(args: argparse.Namespace) -> None:
     recipe = load_recipe(args.config, out=args.out, data=args.data)
     config = dataclasses.replace(recipe.config, **overrides(flags, recipe.config))
     check_fit_sets_apart(config)  # --dev / --train given as flags
+    recipe.write_splits()  # the run starts: its held-out parts must exist as files
     changed = sorted(set(flags) - set(RUN_FLAGS))
     log.info("recipe %s (%s)%s", recipe.name, recipe.path,
              f"; flags override: {', '.join('--' + c.replace('_', '-') for c in changed)}"
