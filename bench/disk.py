@@ -37,7 +37,7 @@ from indexer.presets import (
     train_and_add,
     train_sample_size,
 )
-from indexer.rayivf import SEED, add_shard, sample
+from indexer.ray.ivf import SEED, add_shard, sample
 
 PASSES = 3  # QPS: the best of this many passes (other jobs share the 2 cores)
 SWEEP = [(8, 16), (16, 16), (32, 16), (64, 16), (16, 32), (32, 32), (64, 32), (128, 32)]

@@ -21,7 +21,8 @@ from pathlib import Path
 from benchkit import data_dir, write_results
 
 from common import bertscope_home
-from indexer import build_index, raybuild, read_corpus
+from indexer import build_index, read_corpus
+from indexer.ray import encode as raybuild
 
 
 def one_build(docs, engine: str, workers: int) -> dict:

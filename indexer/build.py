@@ -25,7 +25,6 @@ from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg, encoder_fields
 from .presets import create, spec_for, train_and_add
-from .rayivf import ShardedVectors
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
 from .validation import (
     check_build_args,
@@ -62,7 +61,7 @@ def build_index(
     `Encoder` or a name / folder for `load_encoder`. Bad rows are skipped and listed in the
     manifest (`corpus_options.on_error="fail"` raises instead). `source` describes the corpus
     in the manifest (default: its path). `engine="ray"` chunks and embeds on Ray (`workers`
-    actors; `ray_address`: join that cluster, else Ray runs on this machine), see `raybuild`.
+    actors; `ray_address`: join that cluster, else Ray runs on this machine), see `indexer.ray`.
     `backend` runs a `model` given by name: `auto` (the fastest whose fidelity passed the gate)
     or a name of `encoder.BACKENDS`; the manifest records the one that ran, and its fidelity.
     `bm25`: the lexical side's k1 and b (default `Bm25Params()`), kept in the manifest so that
@@ -102,7 +101,7 @@ def build_index(
     docs = report.documents
     new_folder = not out.exists()
     if engine == "ray":
-        from . import raybuild
+        from .ray import encode as raybuild
 
         key = raybuild.shards_key(encoder_key(enc), docs, chunking, raybuild.DOCS_PER_SHARD)
         work = shards_folder(out, f"ray-{key}")
@@ -153,13 +152,13 @@ def _check_engine(engine: str, workers: int, ray_address: str | None) -> int:
                 raise ValueError(f"{name}={value!r} applies only to engine='ray': pass "
                                  f"engine='ray', or leave {name} out")
         return 1
-    from . import raybuild
+    from .ray import cluster
 
     check_positive_int(workers, "workers")
     if ray_address:
-        raybuild.probe(ray_address)  # an unreachable cluster fails before the corpus is read
+        cluster.probe(ray_address)  # an unreachable cluster fails before the corpus is read
         return workers  # bounded by the cluster's CPUs once joined
-    return raybuild.bounded_workers(workers, raybuild.local_cpus(), "this machine")
+    return cluster.bounded_workers(workers, cluster.local_cpus(), "this machine")
 
 
 def publish_build(out: Path, base: str | None, enc, docs, chunks, vectors, preset, chunking, bm25,
@@ -170,15 +169,15 @@ def publish_build(out: Path, base: str | None, enc, docs, chunks, vectors, prese
     report_progress(BuildProgress("index", 0, len(chunks)))
     spec = spec_for(preset, len(chunks), enc.dim)
     ids = np.arange(len(chunks), dtype=np.int64)
-    if isinstance(vectors, ShardedVectors) and spec.preset == "ivfpq-disk":
+    sharded = not isinstance(vectors, np.ndarray)  # the Ray build's indexer.ray.ShardedVectors
+    if sharded and spec.preset == "ivfpq-disk":
         # the Ray build: trained on a sample, shards added by the workers, merged on disk
         vectors.add_on_ray(spec, lambda done, total: report_progress(
             BuildProgress("index", done, total)))
         write_vectors = vectors.merge
     else:
         index = create(spec, enc.dim)
-        train_and_add(index, vectors.array() if isinstance(vectors, ShardedVectors)
-                      else vectors, ids)
+        train_and_add(index, vectors.array() if sharded else vectors, ids)
         write_vectors = partial(store.write_vectors, index)
     report_progress(BuildProgress("index", len(chunks), len(chunks)))
     build["stages"]["index_s"] = time.perf_counter() - clock
@@ -202,7 +201,7 @@ def publish_build(out: Path, base: str | None, enc, docs, chunks, vectors, prese
         index = write_vectors(staging.file("faiss"))
         lexical.save(staging.file("bm25"))
         build["stages"]["write_s"] = time.perf_counter() - clock
-        if isinstance(vectors, ShardedVectors):
+        if sharded:
             build["stages"].update(vectors.stages)
         fields["build"] = {**build, "stages": {k: round(v, 3) for k, v in
                                                build["stages"].items()}}

@@ -1,10 +1,10 @@
-"""The Ray build (`--engine ray`): the corpus is read and checked on the driver exactly as the
+"""Encoding on Ray (`--engine ray`): the corpus is read and checked on the driver exactly as the
 local build reads it; shards of documents go through Ray Data, where an actor pool (each actor
 loads the encoder once, on the driver encoder's backend) chunks and embeds them and writes each
 shard's vectors and chunk rows as files; the driver then assembles the chunk rows in document
 order and publishes through the same code as the local build, so the result is an ordinary
-index; the vectors stay in the shard files (`rayivf`: `ivfpq-disk` is trained, added and merged
-from them, other presets load them). Finished shards are files a re-run skips.
+index; the vectors stay in the shard files (`indexer.ray.ivf`: `ivfpq-disk` is trained, added
+and merged from them, other presets load them). Finished shards are files a re-run skips.
 
 On a cluster (`address`), the index folder must be a path every node sees (a shared filesystem)
 and every node needs this repository and its requirements at the same path.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import socket
 import time
 from pathlib import Path
@@ -24,16 +23,15 @@ import numpy as np
 
 from common import write_atomic
 
-from .chunking import Chunk, ChunkingConfig, chunk_documents
-from .documents import Document
-from .errors import IndexerError
-from .rayivf import ShardedVectors
+from ..chunking import Chunk, ChunkingConfig, chunk_documents
+from ..documents import Document
+from ..errors import IndexerError
+from .cluster import bounded_workers, start_ray
+from .ivf import ShardedVectors
 
 log = logging.getLogger(__name__)
 
-REPO = Path(__file__).resolve().parents[1]
 DOCS_PER_SHARD = 256
-TOKEN = Path.home() / ".ray" / "auth_token"  # Ray's default token file
 
 
 class ShardWorker:
@@ -113,64 +111,6 @@ def shards_key(fingerprint: str, docs: list[Document], chunking: ChunkingConfig,
     return key.hexdigest()
 
 
-def local_cpus() -> int:
-    """The CPUs this process may run on (a container's share, not the host's count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
-
-
-def bounded_workers(workers: int, cpus: int, where: str) -> int:
-    """`workers`, or `cpus` when there are fewer, said: each worker takes one CPU, so more would
-    wait for a CPU (on a cluster: forever) or, on a local Ray told it has them, thrash."""
-    if workers > cpus:
-        log.warning("workers=%d, but %s has %d CPUs: running %d Ray workers", workers, where,
-                    cpus, cpus)
-        return cpus
-    return workers
-
-
-def start_ray(address: str | None, workers: int) -> None:
-    """Join the cluster at `address`, or start Ray on this machine with `workers` CPUs."""
-    if address and "RAY_AUTH_MODE" not in os.environ and TOKEN.exists():
-        # `ray start` turns token authentication on when this file exists; do as it does
-        # (before Ray is imported: it reads the mode then)
-        os.environ["RAY_AUTH_MODE"] = "token"
-    import ray
-
-    env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [
-        str(REPO), os.environ.get("PYTHONPATH")])), "OMP_NUM_THREADS": "1",
-        "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": os.environ.get(
-            "HF_HUB_OFFLINE", "1")}}
-    if ray.is_initialized():
-        return
-    try:
-        if address:
-            ray.init(address=address, runtime_env=env, log_to_driver=False,
-                     logging_level="ERROR")
-        else:
-            ray.init(num_cpus=workers, runtime_env=env, include_dashboard=False,
-                     log_to_driver=False, logging_level="ERROR")
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise IndexerError(f"cannot reach a Ray cluster at {address!r} ({str(exc)[:160]}): "
-                           "start one with `ray start --head` and pass the address it prints, "
-                           "or leave out --ray-address to run Ray on this machine") from exc
-
-
-def probe(address: str) -> None:
-    """Fail fast on a `host:port` nobody listens on (ray.init would retry for minutes)."""
-    host, sep, port = address.rpartition(":")
-    if not sep or "://" in address or not port.isdigit():
-        return  # `auto`, `ray://...`: left to Ray
-    try:
-        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
-    except OSError as exc:
-        raise IndexerError(f"cannot reach a Ray cluster at {address!r} ({exc.strerror or exc}): "
-                           "start one with `ray start --head` and pass the address it prints, "
-                           "or leave out --ray-address to run Ray on this machine") from exc
-
-
 def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: int,
                chunking: ChunkingConfig, batch_size: int, work: Path, workers: int,
                on_shard, *, backend: str) -> dict:
@@ -208,8 +148,8 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
                   per_shard: int) -> tuple[list[Chunk], ShardedVectors, dict]:
     """Chunks (document order) and their vectors, made by Ray workers shard by shard into
     `work`; shards already there are reused. Returns (chunks, the vector shards, stage
-    seconds); the vectors stay in their files (see `rayivf`)."""
-    from .build_progress import BuildProgress
+    seconds); the vectors stay in their files (see `indexer.ray.ivf`)."""
+    from ..build_progress import BuildProgress
 
     n_shards = (len(docs) + per_shard - 1) // per_shard
     done = {s for s in range(n_shards) if shard_paths(work, s)[0].exists()}

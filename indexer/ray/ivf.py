@@ -20,9 +20,9 @@ import numpy as np
 
 from common import write_atomic
 
-from .diskivf import DiskIVFPQ
-from .errors import IndexerError
-from .presets import Spec, create, train, train_sample_size
+from ..diskivf import DiskIVFPQ
+from ..errors import IndexerError
+from ..presets import Spec, create, train, train_sample_size
 
 SEED = 0
 
@@ -55,7 +55,7 @@ class ShardedVectors:
     def add_on_ray(self, spec: Spec, progress: Callable[[int, int], None]) -> None:
         """`ivfpq-disk`: train once on a sample, then add every shard on a Ray worker, each
         into its own IVF shard file; `progress(vectors added, total)` as shards finish."""
-        from .raybuild import start_ray
+        from .cluster import start_ray
 
         key = hashlib.blake2b(f"{spec.factory}|{SEED}".encode(), digest_size=6).hexdigest()
         self.trained = self.work / f"trained-{key}.faiss"

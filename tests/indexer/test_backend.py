@@ -213,7 +213,8 @@ def test_rebuild_keeps_the_source_backend_unless_told(tmp_path, tiny_torch, othe
 
 def test_a_ray_worker_runs_the_driver_backend_or_fails(tmp_path, tiny_torch, loads,
                                                        monkeypatch):
-    from indexer import ChunkingConfig, IndexerError, raybuild
+    from indexer import ChunkingConfig, IndexerError
+    from indexer.ray import encode as raybuild
 
     def worker(backend: str):
         return raybuild.ShardWorker(tiny_torch.path, ChunkingConfig().to_dict(), 4,

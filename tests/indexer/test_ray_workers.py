@@ -8,7 +8,8 @@ import logging
 
 import pytest
 
-from indexer import build_index, raybuild
+from indexer import build_index
+from indexer.ray import cluster
 
 
 @pytest.mark.parametrize("flags", [["--workers", "3"], ["--ray-address", "127.0.0.1:6379"],
@@ -44,9 +45,9 @@ def test_library_ray_settings_are_checked(tmp_path, tiny_encoder, settings, said
 
 def test_more_workers_than_cpus_run_as_many_as_cpus(caplog):
     with caplog.at_level(logging.WARNING):
-        assert raybuild.bounded_workers(1000, 2, "this machine") == 2
+        assert cluster.bounded_workers(1000, 2, "this machine") == 2
     assert "workers=1000, but this machine has 2 CPUs: running 2 Ray workers" in caplog.text
-    assert raybuild.bounded_workers(2, 2, "this machine") == 2
+    assert cluster.bounded_workers(2, 2, "this machine") == 2
 
 
 def test_a_ray_build_records_the_workers_that_ran(tmp_path, tiny_encoder, docs, ray_cpus,

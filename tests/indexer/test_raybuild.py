@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import IndexerError, SemanticIndex, build_index, raybuild
+from indexer import IndexerError, SemanticIndex, build_index
+from indexer.ray import encode as raybuild
 
 pytest.importorskip("ray")
 QUERIES = ["cats purr", "stocks fell on Monday", "rain tomorrow", "the team won", "postman"]
@@ -81,7 +82,8 @@ def test_interrupted_ray_build_resumes(tmp_path, tiny_encoder, docs, _built_flat
 
 BUILD_ON_RAY_THEN_WAIT = """
 import sys
-from indexer import build_index, raybuild
+from indexer import build_index
+from indexer.ray import encode as raybuild
 corpus, out, model = sys.argv[1:4]
 raybuild.DOCS_PER_SHARD = 16
 def wait_after_a_shard(p):

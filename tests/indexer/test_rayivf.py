@@ -13,8 +13,10 @@ import pytest
 from test_diskivf import _docs
 from test_raybuild import Stop, _content
 
-from indexer import SemanticIndex, build_index, raybuild, rayivf
+from indexer import SemanticIndex, build_index
 from indexer.diskivf import DiskIVFPQ
+from indexer.ray import encode as raybuild
+from indexer.ray import ivf as rayivf
 
 pytest.importorskip("ray")
 QUERIES = ["cats on the sofa", "stocks fell", "rain tomorrow", "the final", "dogs bark"]
