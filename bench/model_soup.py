@@ -53,7 +53,9 @@ def main() -> int:
     from training.recipe import load_recipe
 
     with tempfile.TemporaryDirectory() as out:
-        config = load_recipe(args.recipe, out=out, data=data_dir()).config
+        recipe = load_recipe(args.recipe, out=out, data=data_dir())
+        recipe.write_splits()  # the held-out parts it scores on (loading writes nothing)
+        config = recipe.config
     model = soup(args.runs)
     if config.max_seq_length:
         model.max_seq_length = config.max_seq_length
