@@ -19,6 +19,7 @@ def _env() -> dict[str, str]:
     return {**env, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
 
 
+@pytest.mark.slow
 def test_every_part_imports_from_anywhere(tmp_path):
     done = subprocess.run([sys.executable, "-c", f"import {', '.join(PARTS)}"], cwd=tmp_path,
                           env=_env(), capture_output=True, text=True, timeout=300)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from appkit.config import AppConfig
+
 from common.home import REPO, data_root
 
 

@@ -116,6 +116,7 @@ def test_cpu_flags_can_be_pinned_by_the_environment(monkeypatch):
 
 
 # -- every backend -------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", FAST)
 def test_every_backend_agrees_with_torch(home, reference, tiny_model_dir, backend):
     enc = load_encoder(tiny_model_dir, backend=backend)
@@ -181,6 +182,7 @@ def test_auto_without_vnni_exports_only_fp32_onnx(tmp_path, tiny_model_dir, no_v
         assert made == ["onnx"]
 
 
+@pytest.mark.slow  # an int8 export (NNCF calibration)
 def test_auto_with_vnni_runs_int8(home, tiny_model_dir, monkeypatch):
     monkeypatch.setattr(backends_module, "cpu_flags", lambda: frozenset({"avx512_vnni"}))
     enc = load_encoder(tiny_model_dir)
@@ -232,6 +234,7 @@ def test_auto_skips_an_export_below_the_gate(home, tiny_model_dir, monkeypatch, 
 @pytest.mark.parametrize(("backend", "damage"), [
     ("onnx", "truncate"), ("openvino", "garble"), ("onnx-int8", "no-meta"),
 ])
+@pytest.mark.slow
 def test_damaged_export_is_rebuilt_with_one_message(home, reference, tiny_model_dir, backend,
                                                     damage, caplog):
     enc = load_encoder(tiny_model_dir, backend=backend)

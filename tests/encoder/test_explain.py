@@ -59,6 +59,7 @@ def test_specials_get_nothing_and_words_merge_subwords(explained):
     assert e.word_matrix.shape == (len(e.words_a), len(e.words_b))
 
 
+@pytest.mark.slow
 def test_an_export_backend_reports_both_cosines(tiny_model_dir):
     """int8 vectors score a hit; gradients need the float model: the explanation gives both."""
     enc = load_encoder(tiny_model_dir, backend="openvino-int8")  # explicit: on any CPU

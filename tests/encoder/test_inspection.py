@@ -15,6 +15,7 @@ def test_attention_rows_sum_to_one_and_shapes_match_info(tiny_encoder):
     assert (ins.attentions >= 0).all()
 
 
+@pytest.mark.slow
 def test_bert_pair_layout_follows_the_seed_article(minilm):
     ins = minilm.inspect("I ate an apple.", "Apple sells phones.")
     assert ins.tokens[0] == "[CLS]" and ins.tokens[-1] == "[SEP]"
@@ -28,6 +29,7 @@ def test_bert_pair_layout_follows_the_seed_article(minilm):
     assert np.allclose(ins.attentions.sum(-1), 1, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_xlmr_pair_layout(e5):
     ins = e5.inspect("苹果好吃", "苹果发布了新手机")
     assert ins.tokens[0] == "<s>" and ins.tokens[-1] == "</s>"
@@ -39,6 +41,7 @@ def test_xlmr_pair_layout(e5):
     assert np.allclose(ins.attentions.sum(-1), 1, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_chinese_word_groups_keep_words_whole(e5, minilm):
     for enc in (e5, minilm):
         ins = enc.inspect("苹果发布了新手机，iPhone更好用。")
@@ -51,6 +54,7 @@ def test_chinese_word_groups_keep_words_whole(e5, minilm):
     assert len(group.tokens) == 2
 
 
+@pytest.mark.slow
 def test_english_subwords_merge_into_words(minilm):
     ins = minilm.inspect("Tokenization is unbelievable")
     group = next(g for g in ins.word_groups if g.word == "Tokenization")

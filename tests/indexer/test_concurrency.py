@@ -30,6 +30,7 @@ def _reader_check(path: Path, encoder, expected: dict[int, set[str]], seen: set[
     return check
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["flat_index", "hnsw_index"])
 def test_a_reader_at_every_line_of_a_save_sees_one_whole_version(which, request,
                                                                   tiny_encoder, docs):
@@ -44,6 +45,7 @@ def test_a_reader_at_every_line_of_a_save_sees_one_whole_version(which, request,
     assert steps > 50 and seen == {1, 2}  # readers met both sides of the switch
 
 
+@pytest.mark.slow
 def test_a_reader_during_a_build_over_the_index(flat_index, tiny_encoder, docs):
     new = [{"id": f"n{i}", "text": f"another story {i}"} for i in range(12)]
     expected = {1: {d["id"] for d in docs}, 2: {d["id"] for d in new}}
@@ -74,6 +76,7 @@ def test_a_version_pruned_while_it_is_opened_is_read_again(flat_index, tiny_enco
     assert not list(flat_index.glob("v000001-*"))  # it really was pruned under the reader
 
 
+@pytest.mark.slow
 def test_a_thousand_searches_across_twenty_saves(flat_index, tiny_encoder, docs):
     """Readers between the lines of 20 successive saves (every 8th line): no error, no mix."""
     ids = [d["id"] for d in docs]

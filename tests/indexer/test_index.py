@@ -206,6 +206,7 @@ def test_search_weights_get_fuses_own_check(flat_index, tiny_encoder):
         index.search("ok", mode="hybrid", weights=(0, 0.0), fusion="rrf")
 
 
+@pytest.mark.slow
 def test_encoder_mismatch_is_refused(flat_index, minilm):
     with pytest.raises(EncoderMismatchError, match="this index needs encoder 'tiny-bert'"):
         SemanticIndex.open(flat_index, encoder=minilm)

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # kill -9 rounds: not the quick lane
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 LOCAL_BUILD = """
@@ -17,6 +19,7 @@ print(sorted(m for m in sys.modules if m == "ray" or m.startswith(("ray.", "inde
 """
 
 
+@pytest.mark.slow
 def test_a_local_build_loads_no_ray_code(tiny_model_dir, tmp_path):
     out = subprocess.run([sys.executable, "-c", LOCAL_BUILD, str(tiny_model_dir),
                           str(tmp_path / "index")], capture_output=True, text=True, cwd=REPO,

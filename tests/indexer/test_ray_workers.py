@@ -50,6 +50,7 @@ def test_more_workers_than_cpus_run_as_many_as_cpus(caplog):
     assert cluster.bounded_workers(2, 2, "this machine") == 2
 
 
+@pytest.mark.slow
 def test_a_ray_build_records_the_workers_that_ran(tmp_path, tiny_encoder, docs, ray_cpus,
                                                    caplog):
     with caplog.at_level(logging.WARNING):

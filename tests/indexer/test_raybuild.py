@@ -20,6 +20,8 @@ import pytest
 from indexer import IndexerError, SemanticIndex, build_index
 from indexer.ray import encode as raybuild
 
+pytestmark = pytest.mark.slow  # starts Ray: not the quick lane
+
 pytest.importorskip("ray")
 QUERIES = ["cats purr", "stocks fell on Monday", "rain tomorrow", "the team won", "postman"]
 

@@ -18,6 +18,8 @@ from indexer.diskivf import DiskIVFPQ
 from indexer.ray import encode as raybuild
 from indexer.ray import ivf as rayivf
 
+pytestmark = pytest.mark.slow  # starts Ray: not the quick lane
+
 pytest.importorskip("ray")
 QUERIES = ["cats on the sofa", "stocks fell", "rain tomorrow", "the final", "dogs bark"]
 DOCS = 400  # one chunk each

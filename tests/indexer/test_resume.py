@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from indexer import SemanticIndex, build_index, db
 
@@ -39,6 +40,7 @@ def _content(path: Path, encoder) -> tuple:
     return rows, vectors, hits
 
 
+@pytest.mark.slow
 def test_kill_9_mid_build_keeps_old_index_and_resumes(tmp_path, tiny_encoder, tiny_model_dir,
                                                       docs):
     out = tmp_path / "index"

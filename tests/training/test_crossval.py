@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from training.beir_triplets import Bm25, assign_folds, mine_triplets
 from training.cli import main
 
@@ -68,6 +70,7 @@ def cv_recipe(tmp_path, model_dir, max_length: int, **cv) -> tuple[dict, Path, l
     return recipe, path, argv
 
 
+@pytest.mark.slow
 def test_cross_validated_recipe_end_to_end(tiny_model_dir, tmp_path, capsys):
     _, _, argv = cv_recipe(tmp_path, tiny_model_dir, 32, seed=3, final=True)
     out = tmp_path / "cv"

@@ -153,6 +153,7 @@ def test_unusable_files_stop_with_one_clear_error(tmp_path, content, message):
         load_pairs(path)
 
 
+@pytest.mark.slow
 def test_unknown_suffix_and_missing_hub_name(tmp_path):
     odd = tmp_path / "pairs.xlsx"
     odd.write_text("x")

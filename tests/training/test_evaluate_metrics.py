@@ -128,6 +128,6 @@ def test_a_misspelled_prompt_is_refused_before_any_model_loads(tiny_encoder, sts
         evaluate_model("no-such-model", sts=[str(sts_file)], prompt="qurey")
     config = FitConfig(model="no-such-model", stages=(Stage((str(sts_file),), "cosine"),),
                        out=str(tmp_path / "run"), prompt="qurey")
-    with pytest.raises(TrainingError, match="--prompt query, passage or none"):
+    with pytest.raises(TrainingError, match="--prompt: Invalid prompt 'qurey'"):
         fit(config)
     assert not (tmp_path / "run").exists()

@@ -42,6 +42,7 @@ def _weights(out) -> dict[str, torch.Tensor]:
     return load_file(str(out / "model.safetensors"))
 
 
+@pytest.mark.slow
 def test_resume_continues_from_the_last_checkpoint(tiny_model_dir, sts_file, tmp_path):
     straight = fit(_config(tiny_model_dir, sts_file, tmp_path / "straight"))
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 CODE = """
 import pkgutil, sys, training
 names = [m.name for m in pkgutil.walk_packages(training.__path__, "training.")
@@ -17,6 +19,7 @@ print(len(names), sorted(m for m in sys.modules if m.split(".")[0] == "indexer")
 """
 
 
+@pytest.mark.slow
 def test_no_training_module_imports_the_indexer():
     out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True,
                          check=True, timeout=600)

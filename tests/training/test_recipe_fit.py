@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.training.conftest import NLI_ROWS, STS_ROWS, write_jsonl
 from training.cli import main
 from training.report import MEAN_DEV_METRIC
@@ -17,6 +19,7 @@ BINARY_ROWS = [
 ]
 
 
+@pytest.mark.slow
 def test_two_stage_recipe_end_to_end(tiny_model_dir, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))  # held-out parts land there
     root = tmp_path / "data"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import inspect
 import json
 
+import pytest
+
 import training
 from training import FitConfig, Stage, fit
 from training.experiment import PoolingRow, pooling_experiment, pooling_table
@@ -17,6 +19,7 @@ BINARY = [
 ]
 
 
+@pytest.mark.slow
 def test_stages_run_in_order_with_each_loss(tiny_model_dir, sts_file, nli_file, tmp_path, jsonl):
     binary = jsonl(tmp_path / "binary.jsonl", BINARY)
     stages = (
@@ -48,6 +51,7 @@ def test_stages_run_in_order_with_each_loss(tiny_model_dir, sts_file, nli_file, 
     assert card.count("| cosine |") == 1 and "| softmax |" in card
 
 
+@pytest.mark.slow
 def test_pooling_experiment_trains_one_model_per_mode(tiny_model_dir, sts_file, tmp_path):
     from encoder import load_encoder
 
