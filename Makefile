@@ -35,12 +35,12 @@ app: default-index
 		--server.headless true --browser.gatherUsageStats false
 
 test: $(VENV)/.dev-installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
 
 # The fast lane: everything but real-model training, the real browser and the other tests that
 # load bundled models (marked slow).
 test-fast: $(VENV)/.dev-installed
-	$(BIN)/python -m pytest -m "not slow and not browser and not training"
+	$(BIN)/python -m pytest --durations=25 -m "not slow and not browser and not training"
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
