@@ -1,4 +1,5 @@
-"""`has_visible_text`: whether a text shows a reader anything. Whitespace, control characters,
+"""`has_visible_text`: whether a text shows a reader anything; `check_text`, the one check of a
+text input (encoder inputs, queries) built on it. Whitespace, control characters,
 zero-width and bidi marks, a byte-order mark, soft hyphens, variation selectors and the Hangul /
 Braille fillers show nothing, and BERT's tokenizer drops most of them: a text made only of them
 encodes as [CLS] [SEP], one arbitrary vector that ranks for every query. Every place that refuses
@@ -29,3 +30,17 @@ def has_visible_text(text: str) -> bool:
 
 # what the "is empty" errors add, so a user who sees characters in their input learns why
 INVISIBLE_NOTE = "only whitespace, control, zero-width or byte-order-mark characters"
+
+
+def check_text(text: object, where: str = "text", fix: str = "pass some text") -> str:
+    """`text` if it is a string a reader can see; else TypeError (None, not a string) or
+    ValueError (empty, whitespace or invisible only), naming `where` and the `fix`."""
+    if text is None:
+        raise TypeError(f"{where} is None; {fix}")
+    if not isinstance(text, str):
+        raise TypeError(f"{where} must be a string, got {type(text).__name__}")
+    if not text.strip():
+        raise ValueError(f"{where} is empty or whitespace only; {fix}")
+    if not has_visible_text(text):
+        raise ValueError(f"{where} is empty: it holds {INVISIBLE_NOTE}; {fix}")
+    return text

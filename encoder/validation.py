@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from common.text import INVISIBLE_NOTE, has_visible_text
+from common.text import check_text
 
 
 def check_texts(texts: str | Sequence[str], *, what: str = "texts",
@@ -24,13 +24,4 @@ def check_texts(texts: str | Sequence[str], *, what: str = "texts",
     return out
 
 
-def check_text(text: object, where: str = "text") -> str:
-    if text is None:
-        raise TypeError(f"{where} is None; pass a non-empty string")
-    if not isinstance(text, str):
-        raise TypeError(f"{where} must be a string, got {type(text).__name__}")
-    if not text.strip():
-        raise ValueError(f"{where} is empty or whitespace only; pass some text")
-    if not has_visible_text(text):
-        raise ValueError(f"{where} is empty: it holds {INVISIBLE_NOTE}; pass some text")
-    return text
+__all__ = ["check_text", "check_texts"]

@@ -12,7 +12,7 @@ import faiss
 import numpy as np
 
 from common.lexical import LexicalIndex
-from common.text import INVISIBLE_NOTE, has_visible_text
+from common.text import check_text
 
 from . import db
 from .documents import Hit
@@ -202,11 +202,8 @@ def check_queries(queries: Sequence[str]) -> list[str]:
     if not isinstance(queries, (list, tuple)) or not queries:
         raise QueryError("queries must be a string or a non-empty list of strings")
     for q in queries:
-        if not isinstance(q, str):
-            raise QueryError(f"a query must be a string, got {type(q).__name__}")
-        if not q.strip():
-            raise QueryError("empty query: type some words to search for")
-        if not has_visible_text(q):
-            raise QueryError(f"empty query: it holds {INVISIBLE_NOTE}; type some words to "
-                             "search for")
+        try:
+            check_text(q, "a query", "type some words to search for")
+        except (TypeError, ValueError) as exc:
+            raise QueryError(str(exc)) from exc
     return list(queries)

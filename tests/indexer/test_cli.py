@@ -93,7 +93,7 @@ def test_default_is_a_no_op_when_present(flat_index, run_cli):
 
 @pytest.mark.parametrize("argv,match", [
     (["search", "{missing}", "q"], "no index at"),
-    (["search", "{index}", "   "], "empty query"),
+    (["search", "{index}", "   "], "query is empty"),
     (["search", "{index}", "q", "--filter", '{{"nope": 1}}'], "unknown filter field"),
     (["search", "{index}", "q", "--knob", "nprobe=4"], "does not apply"),
     (["build", "--corpus", "{missing}", "--out", "{tmp}/o"], "corpus not found"),

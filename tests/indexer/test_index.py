@@ -165,9 +165,9 @@ def test_k_beyond_corpus_returns_everything(flat_index, tiny_encoder):
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    ({"queries": ""}, "empty query"),
-    ({"queries": "   "}, "empty query"),
-    ({"queries": ["ok", " "]}, "empty query"),
+    ({"queries": ""}, "query is empty"),
+    ({"queries": "   "}, "query is empty"),
+    ({"queries": ["ok", " "]}, "query is empty"),
     ({"queries": [1]}, "must be a string"),
     ({"queries": "ok", "k": 0}, "k must be"),
     ({"queries": "ok", "k": -3}, "k must be"),

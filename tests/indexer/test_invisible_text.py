@@ -17,9 +17,9 @@ INVISIBLE = ["\x00\x01\x02", "\u200b\u200b", "\ufeff", "\u200d\u2060 \t", "\x1b\
 def test_an_invisible_query_is_refused(flat_index, tiny_encoder, query):
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
     for mode in ("dense", "lexical", "hybrid"):
-        with pytest.raises(QueryError, match="empty query"):
+        with pytest.raises(QueryError, match="query is empty"):
             index.search(query, k=3, mode=mode)
-    with pytest.raises(QueryError, match="empty query"):
+    with pytest.raises(QueryError, match="query is empty"):
         index.search(["cats", query], k=3)
 
 
@@ -49,7 +49,7 @@ def test_a_corpus_skips_invisible_rows_like_empty_ones(tmp_path):
 
 def test_cli_search_refuses_an_invisible_query(flat_index, run_cli):
     done = run_cli("indexer", "search", flat_index, "\u200b\ufeff\x01")
-    assert done.code != 0 and "empty query" in done.error and done.out == ""
+    assert done.code != 0 and "query is empty" in done.error and done.out == ""
 
 
 def test_cli_search_names_the_line_of_an_invisible_query_in_a_file(flat_index, tmp_path,

@@ -8,9 +8,6 @@ from collections import Counter
 from tools.bad_input.__main__ import all_cases
 
 MINIMUM = 20
-# Entry points known to lack their cases, named so the gap is visible (none now). Remove a name
-# once its cases exist (the second test fails until it is removed).
-PENDING: set[str] = set()
 
 
 def _subcommands(parser) -> list[str]:
@@ -33,13 +30,7 @@ def test_every_entry_point_has_at_least_20_bad_inputs():
     expected += ["indexer library", "training library", "encoder library",
                  "app (Streamlit pages)"]
     short = {e: counts.get(e, 0) for e in expected if counts.get(e, 0) < MINIMUM}
-    assert set(short) <= PENDING, f"entry points with fewer than {MINIMUM} bad inputs: {short}"
-
-
-def test_pending_entry_points_are_still_short():
-    counts = Counter(c.entry for c in all_cases())
-    done = sorted(e for e in PENDING if counts.get(e, 0) >= MINIMUM)
-    assert not done, f"these have their cases now: remove them from PENDING: {done}"
+    assert not short, f"entry points with fewer than {MINIMUM} bad inputs: {short}"
 
 
 def test_case_names_are_unique_per_entry_point():
