@@ -25,7 +25,7 @@ from .registry import BUNDLED
 from .validation import check_text
 
 if TYPE_CHECKING:
-    from .encoder import Encoder
+    from .protocol import EncoderLike
 
 USER_MASK = "[MASK]"
 _LOADED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -56,7 +56,7 @@ class DrawScore:
         return math.exp(self.loss) if self.losses else float("nan")
 
 
-def heads_folder(encoder: Encoder) -> Path:
+def heads_folder(encoder: EncoderLike) -> Path:
     """Where this encoder's heads are (or would be) kept."""
     own = Path(encoder.path)
     if (own / HEADS_META).is_file() or encoder.name not in BUNDLED:
@@ -89,7 +89,7 @@ class HeadsStatus:
         return self.bundled and self.state in (HeadsState.NOT_TRAINED, HeadsState.OTHER_VERSION)
 
 
-def heads_status(encoder: Encoder) -> HeadsStatus:
+def heads_status(encoder: EncoderLike) -> HeadsStatus:
     """Whether the encoder's pretraining heads are ready (they are loaded, once, to know), and if
     not, which case it is and what to do; never raises for heads that are absent or unusable."""
     folder = heads_folder(encoder)
@@ -112,7 +112,7 @@ def heads_status(encoder: Encoder) -> HeadsStatus:
     return HeadsStatus(HeadsState.READY, folder, bundled)
 
 
-def get_heads(encoder: Encoder) -> PretrainingHeads:
+def get_heads(encoder: EncoderLike) -> PretrainingHeads:
     """The encoder's pretraining heads, loaded once; `NoHeadError` (naming the fix) if none,
     `ValueError` for heads on disk that do not fit this model."""
     status = heads_status(encoder)
@@ -123,12 +123,12 @@ def get_heads(encoder: Encoder) -> PretrainingHeads:
     return _LOADED[encoder]
 
 
-def forget_heads(encoder: Encoder) -> None:
+def forget_heads(encoder: EncoderLike) -> None:
     """Drop cached heads (after new ones were trained for this encoder)."""
     _LOADED.pop(encoder, None)
 
 
-def fill_mask(encoder: Encoder, text: str, top_k: int = 5) -> list[MaskFill]:
+def fill_mask(encoder: EncoderLike, text: str, top_k: int = 5) -> list[MaskFill]:
     """The top-k tokens and probabilities for each `[MASK]` in `text`, in order."""
     check_text(text, "text")
     if top_k < 1:
@@ -150,7 +150,7 @@ def fill_mask(encoder: Encoder, text: str, top_k: int = 5) -> list[MaskFill]:
     ]
 
 
-def _check_masks_fit(encoder: Encoder, text: str, kept: int) -> None:
+def _check_masks_fit(encoder: EncoderLike, text: str, kept: int) -> None:
     """Every mask of `text` is inside the model's window, or a `ValueError` says how many fit."""
     tok = encoder.tokenizer
     whole = tok(text, verbose=False)["input_ids"]  # no truncation: warns past the window
@@ -166,7 +166,7 @@ def _check_masks_fit(encoder: Encoder, text: str, kept: int) -> None:
                          f"{USER_MASK}, or split it")
 
 
-def next_sentence(encoder: Encoder, text_a: str, text_b: str) -> float:
+def next_sentence(encoder: EncoderLike, text_a: str, text_b: str) -> float:
     """P(IsNext): the NSP head's probability that `text_b` follows `text_a`."""
     check_text(text_a, "text_a")
     check_text(text_b, "text_b")
@@ -184,7 +184,7 @@ def next_sentence(encoder: Encoder, text_a: str, text_b: str) -> float:
     return float(logits.softmax(-1)[0, 0])  # label 0 = IsNext, as in BERT
 
 
-def score_draw(encoder: Encoder, draw: MaskDraw, top_k: int = 5) -> DrawScore:
+def score_draw(encoder: EncoderLike, draw: MaskDraw, top_k: int = 5) -> DrawScore:
     """Run the model on a draw's masked input: predictions and loss at each selected position."""
     positions = [i for i, label in enumerate(draw.labels) if label != IGNORE]
     if not positions:
@@ -209,13 +209,13 @@ def score_draw(encoder: Encoder, draw: MaskDraw, top_k: int = 5) -> DrawScore:
     )
 
 
-def _hidden(encoder: Encoder, enc) -> torch.Tensor:
+def _hidden(encoder: EncoderLike, enc) -> torch.Tensor:
     inputs = {k: enc[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc}
     with torch.inference_mode():
         return encoder.transformer(**inputs).last_hidden_state  # (1, T, H)
 
 
-def _no_head_message(encoder: Encoder) -> str:
+def _no_head_message(encoder: EncoderLike) -> str:
     if encoder.name in BUNDLED:
         return (
             f"{encoder.name} ships without an MLM head. Train BERTScope's once (head only, a few "

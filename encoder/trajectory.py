@@ -13,7 +13,7 @@ import numpy as np
 from .validation import check_text, check_texts
 
 if TYPE_CHECKING:
-    from .encoder import Encoder
+    from .protocol import EncoderLike
 
 
 @dataclass
@@ -31,7 +31,7 @@ class WordTrajectory:
         return self.vectors.shape[1]
 
 
-def word_trajectory(encoder: Encoder, contexts: Sequence[str], word: str) -> WordTrajectory:
+def word_trajectory(encoder: EncoderLike, contexts: Sequence[str], word: str) -> WordTrajectory:
     check_text(word, "word")
     if isinstance(contexts, Sequence) and not isinstance(contexts, (str, bytes, bytearray)):
         for i, context in enumerate(contexts):  # numbered as people count, as the app shows

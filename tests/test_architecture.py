@@ -80,3 +80,37 @@ def test_no_module_imports_a_private_name_of_another():
                         private.append(f"{path.relative_to(REPO)}:{node.lineno} "
                                        f"{node.module or '.'}.{alias.name}")
     assert not private, f"private names imported across modules: {private}"
+
+
+def test_no_two_modules_of_a_package_import_each_other():
+    """Within encoder and training, imports run one way (type-only imports included): features
+    depend on small protocols, not on the classes that forward to them."""
+    for package in ("encoder", "training"):
+        graph = module_imports(REPO / package, package)
+        pairs = sorted({tuple(sorted((a, b))) for a, targets in graph.items() for b in targets
+                        if a in graph.get(b, set())})
+        assert not pairs, f"modules of {package} that import each other: {pairs}"
+
+
+def module_imports(root: Path, package: str) -> dict[str, set[str]]:
+    """module -> the modules of the same package it imports (relative or absolute)."""
+    modules = {".".join(p.relative_to(root.parent).with_suffix("").parts).removesuffix(
+        ".__init__"): p for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        base = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                parts = base.split(".")[: len(base.split(".")) - max(node.level - 1, 0)]
+                module = ".".join(parts + [node.module]) if node.level and node.module else \
+                    (".".join(parts) if node.level else node.module or "")
+                for alias in node.names:
+                    for target in (f"{module}.{alias.name}", module):
+                        if target in modules and target != name:
+                            found.add(target)
+                            break
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name in modules and a.name != name}
+        graph[name] = found
+    return graph
