@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from common.text import INVISIBLE_NOTE, has_visible_text
+
 NLI_LABELS = ("entailment", "neutral", "contradiction")  # index = SoftmaxLoss class id
 
 
@@ -28,6 +30,8 @@ def _text_problem(value: Any, column: str) -> str | None:
         return f"{column} is not text ({type(value).__name__})"
     if not value.strip():
         return f"empty {column}"
+    if not has_visible_text(value):  # a tokenizer reads it as [CLS] [SEP]: empty too
+        return f"empty {column} ({INVISIBLE_NOTE})"
     return None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -169,3 +171,17 @@ def test_real_shared_files_load_cleanly(shared_data):
     dev = load_pairs(shared_data / "stsb-en" / "dev.jsonl")
     assert (dev.kind, len(dev), dev.bad_rows) == ("scored", 1500, [])
     assert load_pairs(shared_data / "lcqmc" / "dev.jsonl").kind == "binary"
+
+
+def test_rows_with_nothing_visible_are_bad_rows_not_pairs(tmp_path):
+    """Zero-width, BOM or control characters alone tokenise to [CLS] [SEP]: no sentence."""
+    rows = [{"sentence1": "a cat", "sentence2": "a dog", "score": 0.5},
+            {"sentence1": "\u200b\ufeff", "sentence2": "a dog", "score": 0.5},
+            {"sentence1": "rain", "sentence2": "\x00\x07", "score": 0.1},
+            {"sentence1": "sun", "sentence2": "snow", "score": 0.2}]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    data = load_pairs(path)
+    assert len(data) == 2
+    assert [(b.row, b.reason.split(" (")[0]) for b in data.bad_rows] == \
+        [(2, "empty sentence1"), (3, "empty sentence2")]
