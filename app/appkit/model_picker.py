@@ -33,13 +33,14 @@ def pick_model(config: AppConfig, *, default: str = "minilm", key: str = "model"
 NONE = "(none)"
 
 
-def pick_second_model(config: AppConfig, *, key: str) -> str | None:
-    """An optional second model to draw beside the first (e.g. bundled vs a trained run)."""
-    options = model_options(config)
+def pick_second_model(config: AppConfig, *, key: str, first: str | None = None) -> str | None:
+    """An optional second model to draw beside the first (e.g. bundled vs a trained run); the
+    first itself is not offered (it would draw the same figures twice under one name)."""
+    options = {k: v for k, v in model_options(config).items() if v != first}
     choice = st.sidebar.selectbox(
         "Compare with", [NONE, *options], key=key,
         help="A second model drawn beside the first: a bundled one or a trained run folder.")
-    return None if choice == NONE else options[choice]
+    return None if choice in (NONE, None) else options.get(choice)
 
 
 def model_label(key: str) -> str:

@@ -29,7 +29,7 @@ config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(ATTENTION_PRESETS), key="attn-preset")
 preset = ATTENTION_PRESETS[preset_name]
 model_key = pick_model(config, default=preset.model, key=f"attn-model-{preset_name}")
-other_key = pick_second_model(config, key="attn-compare")
+other_key = pick_second_model(config, key="attn-compare", first=model_key)
 merge = st.sidebar.toggle(
     "Merge subword tokens into words", key="attn-merge",
     help="Rows average the word's tokens, columns sum them. Chinese words come from jieba; "

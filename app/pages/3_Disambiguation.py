@@ -28,7 +28,7 @@ config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(DISAMBIGUATION_PRESETS), key="dis-preset")
 preset = DISAMBIGUATION_PRESETS[preset_name]
 model_key = pick_model(config, default=preset.model, key=f"dis-model-{preset_name}")
-other_key = pick_second_model(config, key="dis-compare")
+other_key = pick_second_model(config, key="dis-compare", first=model_key)
 word = within_limit(st.text_input("Word", preset.word, key=f"dis-word-{preset_name}"), 100,
                     "The word")
 raw = st.text_area(

@@ -31,3 +31,12 @@ def test_attention_grids_side_by_side(page):
     assert len(grids) == 2
     titles = [g["layout"]["title"]["text"] for g in grids]
     assert titles[0].startswith("minilm") and titles[1].startswith("tiny-run")
+
+
+@pytest.mark.parametrize(("name", "compare"), [("attention", "attn-compare"),
+                                                ("disambiguation", "dis-compare")])
+def test_the_first_model_is_not_offered_as_its_own_comparison(page, name, compare):
+    at = page(name)
+    options = at.sidebar.selectbox(key=compare).options
+    assert "minilm (bundled)" not in options  # the page's model
+    assert "e5-multilingual (bundled)" in options and "tiny-run (trained)" in options
