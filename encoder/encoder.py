@@ -221,12 +221,13 @@ class Encoder:
 
     # -- explanation (see explain/) --------------------------------------------------------
     def explain(self, a: str, b: str, *, method: str = "integrated-jacobians", steps: int = 16,
-                prompt_a: str | None = None, prompt_b: str | None = None) -> Explanation:
+                prompt_a: str | None = None, prompt_b: str | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Explanation:
         """Why `a` and `b` get their cosine: see `encoder.explain.explain`."""
         from .explain import explain
 
         return explain(self, a, b, method=method, steps=steps, prompt_a=prompt_a,
-                       prompt_b=prompt_b)
+                       prompt_b=prompt_b, progress=progress)
 
     # -- identity --------------------------------------------------------------------------
     @cached_property

@@ -5,7 +5,7 @@ version with `save()`, re-applying the changes on top when another writer publis
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -169,17 +169,28 @@ class SemanticIndex(IndexWrites):
         return enc.token_lengths([query], prompt="query")[0] > enc.max_length
 
     def explain(self, query: str, hit: Hit, *, method: str = "integrated-jacobians",
-                steps: int = 16):
+                steps: int = 16, progress: Callable[[int, int], None] | None = None):
         """Why `hit` matched `query`: the index's encoder explains the query against the hit's
         chunk as it was encoded (title included where the index puts it), with the query and
         passage prompts → `encoder.Explanation`: its `backend_score` is the hit's dense cosine
-        (the index's backend), its `score` the torch fp32 cosine the attributions explain."""
+        (the index's backend), its `score` the torch fp32 cosine the attributions explain.
+        `progress(done, total)`: see `encoder.explain.explain` (raise in it to cancel)."""
+        return self.encoder.explain(query, self._passage(hit), method=method, steps=steps,
+                                    prompt_a="query", prompt_b="passage", progress=progress)
+
+    def explain_work(self, query: str, hit: Hit, steps: int = 16) -> int:
+        """The Jacobian-vector products `explain(query, hit, steps=steps)` takes (checked as it
+        would be, nothing computed): what a caller's time estimate scales with."""
+        from encoder.explain import work_units
+
+        return work_units(self.encoder, query, self._passage(hit), steps=steps,
+                          prompt_a="query", prompt_b="passage")
+
+    def _passage(self, hit: Hit) -> str:
         if not isinstance(hit, Hit):
             raise TypeError(f"hit must be a Hit from this index's search, got {type(hit).__name__}")
-        passage = chunk_input(self.encoder, hit.title, hit.text,
-                              ChunkingConfig(**self.manifest["chunking"]))
-        return self.encoder.explain(query, passage, method=method, steps=steps,
-                                    prompt_a="query", prompt_b="passage")
+        return chunk_input(self.encoder, hit.title, hit.text,
+                           ChunkingConfig(**self.manifest["chunking"]))
 
     def _search(self) -> Searcher:
         if self._searcher is None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from .explaining import explain_hit
+from .explaining import explain_hit, progress_bar
 from .guard import EXPECTED, sentence
 from .render import excerpt, highlighted_html
 from .shading import shaded_html
@@ -54,19 +54,42 @@ def hit_card(hit, document, *, badge: str = "",
             st.html(highlighted_html(document.text, (hit.start, hit.end)))
         if why is not None:
             with st.expander("Why this match"):
-                if st.checkbox("Explain this hit (takes seconds on a CPU)",
+                if st.checkbox("Explain this hit (occlusion first, about a second)",
                                key=f"why-{key}{hit.chunk_id}"):
                     why(hit)
 
 
 def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[object], None]:
-    """`why(hit)` for `hit_card`: the word × word heatmap, the chunk's words shaded, the error."""
+    """`why(hit)` for `hit_card`: occlusion at once (each word's cosine drop when deleted, about a
+    second), then, on request, the exact attribution (integrated Jacobians: the word × word
+    heatmap and its completeness error) with a progress bar, a time estimate and a way out."""
     from charts.explanation import attribution_heatmap
 
     def why(hit) -> None:
         try:
-            with st.spinner("Explaining (integrated Jacobians on the torch model)…"):
-                ex = explain_hit(index_key, query, hit.chunk_id, steps, index, hit)
+            with st.spinner("Deleting each word and re-encoding (occlusion, on the torch model)…"):
+                quick = explain_hit(index_key, query, hit.chunk_id, "occlusion", 0, index, hit)
+            work = index.explain_work(query, hit, steps)
+        except EXPECTED as exc:
+            st.error(f"Cannot explain this match: {sentence(exc)}")
+            return
+        st.caption(f"Occlusion: how much the cosine ({quick.score:.4f}) drops when one word of "
+                   "the chunk is deleted. A fast baseline; nothing promises the drops add up.")
+        st.html(shaded_html(quick.text_b, [(g.start, g.end) for g in quick.words_b],
+                            quick.word_scores_b))
+        if quick.score_note():
+            st.caption(quick.score_note())
+        key = f"why-exact-{index_key}-{hit.chunk_id}-{steps}"
+        if not st.session_state.get(key):
+            st.button(f"Exact attribution: integrated Jacobians, {steps} steps ({work:,} "
+                      "Jacobian-vector products; seconds for a sentence, minutes for a long "
+                      "chunk on a CPU)", key=f"{key}-button",
+                      on_click=lambda: st.session_state.update({key: True}))
+            return
+        st.caption("Changing any control or leaving the page stops it.")
+        try:
+            ex = explain_hit(index_key, query, hit.chunk_id, "integrated-jacobians", steps, index,
+                             hit, progress_bar("Integrated Jacobians on the torch model"))
         except EXPECTED as exc:
             st.error(f"Cannot explain this match: {sentence(exc)}")
             return
@@ -74,8 +97,6 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
                    f" promised {ex.target:.4f} (the rest is the [PAD] reference's own "
                    f"similarity) · completeness error {ex.error:+.5f} "
                    f"({100 * ex.relative_error:.2f} %) · {ex.steps} steps")
-        if ex.score_note():
-            st.caption(ex.score_note())
         st.plotly_chart(attribution_heatmap(ex.word_matrix, ex.word_strings_a,
                                             ex.word_strings_b,
                                             "Query word × chunk word: share of the similarity"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import torch
@@ -22,10 +23,15 @@ DEFAULT_STEPS = 16
 
 def explain(encoder: EncoderLike, a: str, b: str, *, method: str = "integrated-jacobians",
             steps: int = DEFAULT_STEPS, prompt_a: str | None = None,
-            prompt_b: str | None = None) -> Explanation:
+            prompt_b: str | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Explanation:
     """Attribute the cosine of `a` and `b` to their words (and, for integrated Jacobians, to
     token pairs). `prompt_a`/`prompt_b` ("query"/"passage") add the model's prefixes, as
-    `encode(prompt=...)` does; the prefix itself gets no attribution."""
+    `encode(prompt=...)` does; the prefix itself gets no attribution.
+
+    `progress(done, total)` follows the integrated Jacobians' work in Jacobian-vector products
+    (steps x content tokens of both texts, `work_units`); an exception it raises cancels the
+    explanation at once (nothing runs on behind the caller's back)."""
     if method not in METHODS:
         raise ValueError(f"Invalid explanation method {method!r}. Valid: {', '.join(METHODS)}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
@@ -38,7 +44,7 @@ def explain(encoder: EncoderLike, a: str, b: str, *, method: str = "integrated-j
         parts = occlusion(encoder, sa, sb)
         steps = 0
     else:
-        parts = _jacobians(encoder, embeddings, sa, sb, steps)
+        parts = _jacobians(encoder, embeddings, sa, sb, steps, progress)
     return Explanation(method=method, text_a=sa.text, text_b=sb.text, tokens_a=sa.tokens,
                        tokens_b=sb.tokens, words_a=sa.words, words_b=sb.words, steps=steps,
                        backend=encoder.backend,
@@ -57,15 +63,35 @@ def _backend_score(encoder: EncoderLike, a: tuple[str, str | None], b: tuple[str
     return float(fa @ fb)
 
 
+def work_units(encoder: EncoderLike, a: str, b: str, *, steps: int = DEFAULT_STEPS,
+               prompt_a: str | None = None, prompt_b: str | None = None) -> int:
+    """The Jacobian-vector products an integrated-Jacobians explanation of `a` and `b` takes
+    (what `progress` counts to); each costs a forward pass over its text, so time grows about
+    as this number times the texts' length."""
+    sa = make_side(encoder, a, "a", prompt_a)
+    sb = make_side(encoder, b, "b", prompt_b)
+    return steps * int(sa.content.sum() + sb.content.sum())
+
+
 def _jacobians(encoder: EncoderLike, embeddings: torch.nn.Embedding, sa: Side, sb: Side,
-               steps: int) -> dict:
+               steps: int, progress: Callable[[int, int], None] | None) -> dict:
+    total = steps * int(sa.content.sum() + sb.content.sum())
+    done = [0]
+
+    def advance(n: int) -> None:
+        done[0] += n
+        progress(done[0], total)
+
+    if progress is not None:
+        progress(0, total)
     shares = []
     for side in (sa, sb):
         with torch.no_grad():
             x = embeddings(side.input_ids)  # (1, T, H)
             r = embeddings(side.reference_ids)
         with embed_fn(encoder) as f:
-            shares.append(token_shares(f, x, r, side.content, steps))
+            shares.append(token_shares(f, x, r, side.content, steps,
+                                       advance if progress is not None else None))
     A, target, error = pair_matrix(*shares)
     tokens = A.double().numpy()
     words = sum_words(tokens, sa.words, sb.words)
@@ -80,4 +106,4 @@ def _jacobians(encoder: EncoderLike, embeddings: torch.nn.Embedding, sa: Side, s
     }
 
 
-__all__ = ["DEFAULT_STEPS", "METHODS", "ExplainError", "explain"]
+__all__ = ["DEFAULT_STEPS", "METHODS", "ExplainError", "explain", "work_units"]

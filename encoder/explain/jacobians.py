@@ -20,6 +20,7 @@ product, computed with torch's forward-mode autograd (`torch.func.jvp`) batched 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,10 +42,12 @@ class Shares:
 
 
 def token_shares(f: EmbedFn, x: torch.Tensor, r: torch.Tensor, content: torch.Tensor,
-                 steps: int) -> Shares:
+                 steps: int, progress: Callable[[int], None] | None = None) -> Shares:
     """u_i = ∫ ∂f/∂x_i (r + α (x - r)) (x_i - r_i) dα for every content token i.
 
     x, r: (1, T, H) word embeddings of the text and its reference; content: (T,) bool.
+    `progress(n)` is told after each batch how many (step, token) products it held; an
+    exception it raises stops the work there (how a caller cancels).
     """
     _, T, H = x.shape
     delta = (x - r)[0]  # (T, H)
@@ -64,6 +67,8 @@ def token_shares(f: EmbedFn, x: torch.Tensor, r: torch.Tensor, content: torch.Te
             tangent[torch.arange(len(chunk)), t_idx] = delta[t_idx]  # move token i only
             _, du = jvp(f, (primal,), (tangent,))  # (B, D) = J(primal)[:, i] (x_i - r_i)
             u.index_add_(0, t_idx, weights[a_idx, None] * du)
+            if progress is not None:
+                progress(len(chunk))
     return Shares(u, ends[0], ends[1])
 
 

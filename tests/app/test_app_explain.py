@@ -8,13 +8,28 @@ from apptest_helpers import assert_clean, figures, texts, titles
 pytestmark = pytest.mark.slow
 
 
-def explain_first_hit(page, query: str):
+def explain_first_hit(page, query: str, *, exact: bool = True):
+    """Tick "Explain this hit" on the first hit (occlusion shows); `exact`: then ask for the
+    integrated Jacobians."""
     at = page("search")
     at.sidebar.slider(key="search-explain-steps").set_value(2)
     at.text_input(key="search-query").set_value(query).run()
     (first, *_) = [c for c in at.checkbox if str(c.key).startswith("why-")]
     first.check().run()
+    if exact:
+        (button, *_) = [b for b in at.button if str(b.key).startswith("why-exact-")]
+        button.click().run()
     return at
+
+
+def test_occlusion_comes_first_and_the_exact_method_waits_to_be_asked(page, with_indexes):
+    at = explain_first_hit(page, "rising oil prices", exact=False)
+    assert_clean(at)
+    assert any("Occlusion" in t and "drops" in t for t in texts(at.caption))
+    assert [h for h in at.get("html") if '<span title="' in h.proto.body]  # words shaded
+    assert not [f for f in figures(at) if f["data"][0]["type"] == "heatmap"]  # not yet
+    (button, *_) = [b for b in at.button if str(b.key).startswith("why-exact-")]
+    assert "Jacobian-vector products" in button.label and "2 steps" in button.label
 
 
 def test_why_this_match_shows_heatmap_shading_and_error(page, with_indexes):

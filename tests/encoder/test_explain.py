@@ -153,3 +153,24 @@ def test_real_models_keep_the_promise(name, request):
     assert e.backend_score == pytest.approx(float(v @ w), abs=1e-4)  # whichever backend
     assert e.relative_error < 0.05
     assert e.word_strings_b[0] == "Vaccines"
+
+
+def test_progress_counts_the_work_and_can_cancel_it(tiny_encoder):
+    from encoder.explain import work_units
+
+    seen = []
+    e = tiny_encoder.explain(A, B, steps=4, progress=lambda done, total: seen.append((done, total)))
+    total = work_units(tiny_encoder, A, B, steps=4)
+    assert seen[0] == (0, total) and seen[-1] == (total, total)
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:], strict=False))
+    assert e.relative_error < 0.1
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel(done, total):
+        if done:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        tiny_encoder.explain(A, B, steps=4, progress=cancel)
