@@ -40,6 +40,7 @@ from .build import BuildProgress, build_index
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .default import default_index
+from .disk_full import DiskFullError
 from .documents import Document, Hit, SkippedRow
 from .errors import (
     BackendMismatchError,
@@ -71,6 +72,7 @@ __all__ = [
     "CorpusOptions",
     "CorpusReport",
     "CorruptIndexError",
+    "DiskFullError",
     "Document",
     "EncoderMismatchError",
     "Hit",

@@ -20,6 +20,7 @@ from . import db, store
 from .build_progress import BuildProgress
 from .chunking import ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
+from .disk_full import disk_full_said
 from .documents import Document
 from .errors import ConcurrentWriteError, CorpusError
 from .index import SemanticIndex
@@ -122,13 +123,15 @@ def build_index(
             return chunks, encode_resumable(enc, docs, chunks, work.path, batch_size,
                                              shard_size, report_progress), {}
     try:
-        clock = time.perf_counter()
-        chunks, vectors, ray_stages = encode()
-        stages.update(ray_stages, encode_s=time.perf_counter() - clock)
-        build = {"engine": engine, "workers": vectors.workers if engine == "ray" else 1,
-                 "stages": stages}
-        built = publish_build(out, base, enc, docs, chunks, vectors, preset, chunking, bm25, report,
-                         source, report_progress, build)
+        with disk_full_said(out, "the build", "the index there is as it was before it (the "
+                            "vectors encoded so far are kept: the same build goes on from them)"):
+            clock = time.perf_counter()
+            chunks, vectors, ray_stages = encode()
+            stages.update(ray_stages, encode_s=time.perf_counter() - clock)
+            build = {"engine": engine, "workers": vectors.workers if engine == "ray" else 1,
+                     "stages": stages}
+            built = publish_build(out, base, enc, docs, chunks, vectors, preset, chunking, bm25,
+                                  report, source, report_progress, build)
     except BaseException:
         if any(work.path.glob("shard-*.npy")):
             work.release()  # kept for a re-run until a build publishes

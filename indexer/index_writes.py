@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from . import db, store
 from .changes import WorkingCopy
 from .chunking import ChunkingConfig, chunk_documents
+from .disk_full import writes_index
 from .documents import Document
 from .embedding import embed_passages
 from .errors import ConcurrentWriteError
@@ -43,6 +44,7 @@ class IndexWrites:
         self._searcher = None
         self._lexical = None
 
+    @writes_index("adding documents")
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
             progress: Callable[[int, int], None] | None = None) -> int:
         """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added.
@@ -56,6 +58,7 @@ class IndexWrites:
                              "use upsert() to replace them")
         return self._insert("add", docs, batch_size, progress)
 
+    @writes_index("adding documents")
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
                progress: Callable[[int, int], None] | None = None) -> int:
         """Add documents, replacing any with the same id (the last of duplicates wins)."""
@@ -71,6 +74,7 @@ class IndexWrites:
                                  progress and (lambda n: progress(n, len(chunks))))
         return getattr(self._writable(), how)(docs, chunks, vectors)
 
+    @writes_index("deleting documents")
     def delete(self, doc_ids: Sequence[str]) -> int:
         """Delete documents by id (a list); unknown ids are ignored. Returns documents deleted:
         `missing(ids)` names those not in the index."""
@@ -79,12 +83,14 @@ class IndexWrites:
             return 0
         return len(self._writable().delete(doc_ids))
 
+    @writes_index("compacting")
     def compact(self) -> int:
         """Rebuild the FAISS index from live vectors, dropping tombstones. Returns those dropped."""
         if self._work is None and not db.tombstones(self.conn):
             return 0
         return self._writable().compact()
 
+    @writes_index("saving")
     def save(self) -> None:
         """Publish the changes as the next version (atomic: readers see old or new, whole).
 
