@@ -19,8 +19,9 @@ def offer_bundled_training(encoder, status) -> None:
            if status.state is HeadsState.OTHER_VERSION
            else f"**{encoder.name} ships without an MLM head.**")
     st.info(f"{why} BERTScope trains one once — head only, the encoder frozen — on "
-            f"{recipe.description}, text its packages ship: {recipe.steps} steps, "
-            f"{recipe.minutes} on this machine's CPU, then cached in `$BERTSCOPE_HOME/heads`.")
+            f"{recipe.description}, text its packages ship: {recipe.steps} steps ({recipe.minutes}"
+            "; the bar below shows the time left on this machine), then cached in "
+            "`$BERTSCOPE_HOME/heads`.")
     st.warning(
         "The training runs inside this page, while it is open: leaving the page or changing "
         "any control on it stops the training. What it saved (a checkpoint every 50 steps) is "
@@ -35,9 +36,11 @@ def offer_bundled_training(encoder, status) -> None:
     started = time.perf_counter()
 
     def report(step: int, total: int) -> None:
+        elapsed = time.perf_counter() - started
+        left = f", about {elapsed / step * (total - step) / 60:.1f} min left" if step else ""
         bar.progress(step / max(total, 1), text=f"Training the heads: step {step} of {total} "
-                                                f"({time.perf_counter() - started:.0f} s) — "
-                                                "stay on this page until it finishes")
+                                                f"({elapsed:.0f} s{left}) — stay on this page "
+                                                "until it finishes")
 
     ensure_bundled_heads(encoder.name, progress=report, fingerprint=encoder.fingerprint)
     bar.progress(1.0, text="Heads trained and cached.")
