@@ -63,3 +63,15 @@ def _ranks(ids: Sequence[str], name: str) -> dict[str, int]:
                              "compare per-document hits, not per_chunk ones")
         ranks[doc_id] = rank
     return ranks
+
+
+def corpus_difference(first, second) -> str | None:
+    """A sentence when two indexes (their `IndexStats`) do not hold the same documents, so that
+    "new" and "gone" may mean a document the other index lacks, not a ranking change; None when
+    both hold as many documents from the same source (a rebuild's case)."""
+    if first.documents == second.documents and first.source == second.source:
+        return None
+    return (f"These indexes hold different documents ({first.documents:,} from "
+            f"{first.source or 'an unnamed source'} against {second.documents:,} from "
+            f"{second.source or 'an unnamed source'}): a result marked new or gone may be a "
+            "document the other index does not have, not a change of ranking.")

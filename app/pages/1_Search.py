@@ -22,7 +22,7 @@ load_libraries()
 from encoder.reading import read_text, unreadable_note  # noqa: E402
 from indexer import rank_movements  # noqa: E402  (after the title: see appkit/startup.py)
 from indexer.fusion import DEFAULT_FUSION, FUSIONS  # noqa: E402
-from indexer.movement import KINDS  # noqa: E402
+from indexer.movement import KINDS, corpus_difference  # noqa: E402
 
 QUERY_MAX_CHARS = 2000
 config = AppConfig.from_env()
@@ -117,21 +117,28 @@ if other is None:
 # Two indexes: the same query on the other one, its results marked against this one's.
 other_index = get_index(indexes[other])
 other_key = f"{indexes[other]}@{(indexes[other] / 'manifest.json').stat().st_mtime}"
+started = time.perf_counter()
 with st.spinner(f"Searching {other}…"):
     other_hits = call_or_stop(other_index.search, query, k=k, mode=mode, fusion=fusion,
                               filter=where, what=f"Cannot search {other}")
+other_elapsed = time.perf_counter() - started
+other_stats = other_index.stats()
+different = corpus_difference(stats, other_stats)
+if different:
+    st.warning(different)
 other_documents = call_or_stop(other_index.documents, [hit.doc_id for hit in other_hits],
                                what=f"Cannot open the documents of {other}")
 moves = rank_movements([h.doc_id for h in hits], [h.doc_id for h in other_hits])
 counts = {kind: sum(m.kind == kind for m in moves) for kind in KINDS}
-st.caption(f"{other} against {name}: " + " · ".join(f"{n} {kind}" for kind, n in counts.items()))
+st.caption(f"{other} against {name}: " + " · ".join(f"{n} {kind}" for kind, n in counts.items())
+           + f" · {name} {elapsed * 1000:.0f} ms, {other} {other_elapsed * 1000:.0f} ms")
 left, right = st.columns(2)
 with left:
     st.subheader(f"{name} · {stats.model}")
     for hit in hits:
         hit_card(hit, documents[hit.doc_id], why=why, key="a-")
 with right:
-    st.subheader(f"{other} · {other_index.stats().model}")
+    st.subheader(f"{other} · {other_stats.model}")
     other_why = why_this_match(other_index, other_key, query, steps)
     for hit, move in zip(other_hits, moves, strict=False):  # moves: other's hits, then gone
         hit_card(hit, other_documents[hit.doc_id], badge=movement_badge(move), why=other_why,

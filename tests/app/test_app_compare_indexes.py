@@ -51,6 +51,8 @@ def test_two_indexes_side_by_side_with_rank_movement(page, app_env, compare_root
     assert all(m.doc_id in listing[0] for m in gone)
     summary = next(t for t in texts(at.caption) if "b-tiny against a-news" in t)
     assert f"{sum(m.kind == 'new' for m in want)} new" in summary
+    assert re.search(r"a-news \d+ ms, b-tiny \d+ ms", summary)  # both latencies
+    assert not any("different documents" in t for t in texts(at.warning))  # a rebuild: same
     # each side explains its own hits
     assert {str(c.key)[:6] for c in at.checkbox} == {"why-a-", "why-b-"}
 
@@ -68,3 +70,23 @@ def test_compare_with_a_damaged_index_says_so(page, with_indexes):
     at.text_input(key="search-query").set_value(QUERY).run()
     assert not at.exception
     assert any("Cannot open the index z-broken" in t for t in texts(at.error))
+
+
+def test_indexes_of_different_documents_are_said_to_be(page, app_env, compare_root, index_root,
+                                                       monkeypatch):
+    root = compare_root.parent / "different"
+    if not root.exists():
+        root.mkdir()
+        shutil.copytree(compare_root / "a-news", root / "a-news")
+        shutil.copytree(index_root / "a-news", root / "smaller")
+        from indexer import SemanticIndex
+
+        smaller = SemanticIndex.open(root / "smaller")
+        smaller.delete([smaller.search(QUERY, k=1)[0].doc_id])
+        smaller.save()
+    monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(root))
+    at = page("search")
+    at.sidebar.selectbox(key="search-compare").set_value("smaller")
+    at.text_input(key="search-query").set_value(QUERY).run()
+    assert not at.exception
+    assert any("different documents" in t for t in texts(at.warning))

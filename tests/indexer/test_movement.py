@@ -42,3 +42,15 @@ def test_bad_input_names_the_fix():
         rank_movements("ab", ["a"])
     with pytest.raises(TypeError, match=r"after\[0\].*hit.doc_id"):
         rank_movements(["a"], [object()])
+
+
+def test_corpus_difference_speaks_only_when_the_documents_differ():
+    from types import SimpleNamespace as S
+
+    from indexer.movement import corpus_difference
+
+    same = S(documents=10, source="bbc.jsonl")
+    assert corpus_difference(same, S(documents=10, source="bbc.jsonl")) is None
+    said = corpus_difference(same, S(documents=9, source="bbc.jsonl"))
+    assert "different documents" in said and "10 from bbc.jsonl" in said and "9 from" in said
+    assert corpus_difference(same, S(documents=10, source="other.csv")) is not None
