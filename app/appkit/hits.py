@@ -14,6 +14,8 @@ from .guard import EXPECTED, sentence
 from .render import excerpt, highlighted_html
 from .shading import shaded_html
 
+HEATMAP_WORDS = 40  # chunk words a heatmap can label readably side by side
+
 # translucent backgrounds in the text's own colour: readable in the light and the dark theme
 BADGE_COLOURS = {"new": "30, 136, 229", "up": "46, 160, 67", "down": "229, 83, 60",
                  "same": "128, 128, 128", "gone": "128, 128, 128"}
@@ -97,8 +99,12 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
                    f" promised {ex.target:.4f} (the rest is the [PAD] reference's own "
                    f"similarity) · completeness error {ex.error:+.5f} "
                    f"({100 * ex.relative_error:.2f} %) · {ex.steps} steps")
-        st.plotly_chart(attribution_heatmap(ex.word_matrix, ex.word_strings_a,
-                                            ex.word_strings_b,
+        shown = ex.strongest_b(HEATMAP_WORDS)
+        if len(shown) < len(ex.words_b):
+            st.caption(f"The heatmap shows the {len(shown)} chunk words with the largest shares "
+                       f"of {len(ex.words_b)}; the text below shades every word.")
+        st.plotly_chart(attribution_heatmap(ex.word_matrix[:, shown], ex.word_strings_a,
+                                            [ex.word_strings_b[i] for i in shown],
                                             "Query word × chunk word: share of the similarity"),
                         key=f"why-figure-{index_key}-{hit.chunk_id}")
         st.html(shaded_html(ex.text_b, [(g.start, g.end) for g in ex.words_b],

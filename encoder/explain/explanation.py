@@ -52,6 +52,12 @@ class Explanation:
                 f"{self.backend_score:.4f}; the explanation attributes the torch fp32 model's "
                 f"{self.score:.4f} (gradients need the float model), {self.score_gap:+.4f} apart.")
 
+    def strongest_b(self, n: int) -> list[int]:
+        """Positions of the `n` words of b with the largest shares (either sign), in text
+        order: what a heatmap can label readably when b is a long chunk."""
+        order = np.argsort(-np.abs(np.asarray(self.word_scores_b)), kind="stable")[:n]
+        return sorted(int(i) for i in order)
+
     @property
     def relative_error(self) -> float:
         """|error| / |target|: the share of the promised sum the attributions miss."""

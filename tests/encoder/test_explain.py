@@ -174,3 +174,13 @@ def test_progress_counts_the_work_and_can_cancel_it(tiny_encoder):
 
     with pytest.raises(Cancelled):
         tiny_encoder.explain(A, B, steps=4, progress=cancel)
+
+
+def test_strongest_words_of_b_come_in_text_order(explained):
+    e = explained[16]
+    top = e.strongest_b(2)
+    assert top == sorted(top) and len(top) == 2
+    weakest = min(abs(e.word_scores_b[i]) for i in top)
+    others = [abs(s) for i, s in enumerate(e.word_scores_b) if i not in top]
+    assert all(o <= weakest for o in others)
+    assert e.strongest_b(100) == list(range(len(e.words_b)))
