@@ -54,6 +54,10 @@ def similarity_by_layer(
     return fig
 
 
+LABEL_SIDES = ("top center", "bottom center", "middle right", "middle left", "top right",
+               "bottom left", "top left", "bottom right")
+
+
 def pca_figure(
     points: np.ndarray, layer: int, contexts: Sequence[str], word: str, fitted: str = "all layers"
 ) -> go.Figure:
@@ -67,7 +71,8 @@ def pca_figure(
         ))
         fig.add_trace(go.Scatter(
             x=[points[i, layer, 0]], y=[points[i, layer, 1]], mode="markers+text",
-            marker={"size": 14}, text=[f"#{i + 1}"], textposition="top center",
+            marker={"size": 14}, text=[f"#{i + 1}"],
+            textposition=LABEL_SIDES[i % len(LABEL_SIDES)],  # points that meet keep apart labels
             name=name, legendgroup=str(i), hovertext=safe([context]),
             hoverinfo="text",
         ))

@@ -182,3 +182,14 @@ def test_filter_caption_is_words_not_a_dict():
     assert describe_filter({"category": {"in": ["sport", "tech", "food"]}, "year": 2004,
                             "draft": False}) == (
         "category is sport, tech or food, year is 2004, and draft is false")
+
+
+def test_pca_labels_of_points_that_meet_sit_on_different_sides():
+    import numpy as np
+
+    from charts.trajectory import pca_figure
+
+    points = np.zeros((4, 3, 2))  # four contexts at one place: labels must not stack
+    fig = pca_figure(points, 1, ["a", "b", "c", "d"], "apple")
+    sides = [t.textposition for t in fig.data if t.mode == "markers+text"]
+    assert len(set(sides)) == 4
