@@ -21,7 +21,7 @@ st.title("Search")
 load_libraries()
 from encoder.reading import read_text, unreadable_note  # noqa: E402
 from indexer import rank_movements  # noqa: E402  (after the title: see appkit/startup.py)
-from indexer.fusion import DEFAULT_FUSION, FUSIONS  # noqa: E402
+from indexer.fusion import DEFAULT_FUSION, FUSIONS, score_scale  # noqa: E402
 from indexer.movement import KINDS, corpus_difference  # noqa: E402
 
 QUERY_MAX_CHARS = 2000
@@ -101,7 +101,8 @@ with st.spinner("Searching…"):
 elapsed = time.perf_counter() - started
 shown = f"hybrid ({fusion})" if mode == "hybrid" else mode
 st.caption(f"{len(hits)} results in {elapsed * 1000:.0f} ms · {shown} · k = {k}"
-           + (f" · only where {describe_filter(where)}" if where else ""))
+           + (f" · only where {describe_filter(where)}" if where else "")
+           + f" · {score_scale(mode, fusion)}")
 if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()

@@ -50,6 +50,7 @@ def test_hybrid_is_the_default_mode_with_the_measured_fusion(page, with_indexes)
     assert at.sidebar.radio[0].value == "hybrid"
     assert at.selectbox(key="search-fusion").value == DEFAULT_FUSION
     assert any(f"hybrid ({DEFAULT_FUSION})" in t for t in texts(at.caption))
+    assert any("standard deviations" in t for t in texts(at.caption))  # what 2.15 means
     at.selectbox(key="search-fusion").set_value("zscore").run()
     assert_clean(at)
     assert "1. Oil prices climb" in headers(at)[0]

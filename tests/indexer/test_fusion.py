@@ -155,3 +155,13 @@ def test_fuse_by_name():
     with pytest.raises(ValueError, match="Valid: rrf, minmax, zscore"):
         fuse([LEXICAL, DENSE], "borda")
     assert DEFAULT_FUSION in FUSIONS and set(DEFAULT_WEIGHTS) == set(FUSIONS)
+
+
+def test_every_mode_and_fusion_says_what_its_score_means():
+    from indexer.fusion import FUSIONS, score_scale
+
+    sentences = {score_scale("dense"), score_scale("lexical"),
+                 *(score_scale("hybrid", f) for f in FUSIONS)}
+    assert len(sentences) == 2 + len(FUSIONS)  # one meaning each
+    assert "standard deviations" in score_scale("hybrid", "zscore")
+    assert "cosine" in score_scale("dense") and "BM25" in score_scale("lexical")
