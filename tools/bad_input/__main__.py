@@ -34,6 +34,7 @@ def main() -> int:
     p.add_argument("--out", default=str(REPO / "docs" / "BAD_INPUT.md"))
     p.add_argument("--only", help="run the entry points whose name contains this text")
     args = p.parse_args()
+    out = Path(args.out).resolve()  # before the probe moves into its workspace
     quiet_logging()
     cases = [c for c in all_cases() if not args.only or args.only in c.entry]
     results = []
@@ -52,9 +53,9 @@ def main() -> int:
                   file=sys.__stdout__, flush=True)
     text = render(results, minutes=(time.perf_counter() - started) / 60)
     if not args.only:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}", file=sys.__stdout__)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {out}", file=sys.__stdout__)
     bad = sum(not ok for _, _, ok in results)
     print(f"{len(results)} cases, {bad} not as expected", file=sys.__stdout__)
     return 1 if bad else 0

@@ -1,8 +1,8 @@
 """Second-round bad inputs to the indexer and the encoder (issue 26): text that shows nothing
 (control, zero-width, a byte-order mark), files that start with a byte-order mark, metadata keys
 holding quotes or backslashes, Ray settings without the Ray engine, IVF indexes emptied by
-deletes, masks beyond the model's window. A case whose result is wrong although nothing was
-raised fails an `assert`, so the probe marks it."""
+deletes, masks beyond the model's window, a disk that fills up. A case whose result is wrong
+although nothing was raised fails an `assert`, so the probe marks it."""
 
 from __future__ import annotations
 
@@ -95,6 +95,42 @@ def _emptied(ws, minilm, preset: str) -> str:
     return "1 document; search finds it"
 
 
+def _full_disk(ws, minilm) -> str:
+    """add + save on a real disk that fills up: a 3 MiB tmpfs mounted in the workspace (root)."""
+    import subprocess
+
+    from indexer import DiskFullError, SemanticIndex, build_index
+
+    disk = ws.root / "small-disk"
+    disk.mkdir(exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    assert mounted.returncode == 0, f"not tried: cannot mount a tmpfs ({mounted.stderr[:80]})"
+    try:
+        out = disk / "idx"
+        build_index([{"id": f"d{i}", "text": f"story {i} on oil"} for i in range(6)], out,
+                    model=minilm(), preset="flat")
+        with open(disk / "filler", "wb") as fh:
+            try:
+                while True:
+                    fh.write(b"\0" * 65536)
+                    fh.flush()
+            except OSError:
+                pass
+        index = SemanticIndex.open(out, encoder=minilm())
+        try:
+            index.add([{"id": f"n{i}", "text": "new text " * 200} for i in range(200)])
+            index.save()
+        except DiskFullError:
+            (disk / "filler").unlink()
+            kept = SemanticIndex.open(out, encoder=minilm()).stats().documents
+            assert kept == 6, kept
+            raise
+        raise AssertionError("the disk did not fill up")
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
 def library_cases(i: Callable[..., Case], e: Callable[..., Case],
                   minilm: Callable) -> tuple[list[Case], list[Case]]:
     """(indexer library cases, encoder library cases), made by `cases_library`'s makers."""
@@ -130,6 +166,10 @@ def library_cases(i: Callable[..., Case], e: Callable[..., Case],
         i("compact, then add, of an emptied ivfpq-disk index",
           lambda ws: _emptied(ws, minilm, "ivfpq-disk"), expect="accepted",
           note="an empty lists file is written that can be mapped"),
+        i("index.add + save on a disk that fills up (a 3 MiB tmpfs)",
+          lambda ws: _full_disk(ws, minilm),
+          note="DiskFullError names the folder and the free space; the 6 documents published "
+               "before are all still there"),
     ]
     window = "word " * 600
     encoder = [
