@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import errno
 import sqlite3
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from indexer import DiskFullError, SemanticIndex, build_index, db
 from indexer.disk_full import disk_full_said, is_disk_full
+from tools.bad_input.small_disk import NoSmallDisk, fill, small_disk
 
 DOCS = [{"id": f"d{i}", "text": f"document number {i} about cats and the weather"}
         for i in range(6)]
@@ -56,34 +55,24 @@ def test_an_add_on_a_full_disk_says_so_in_the_cli(flat_index, tiny_encoder, monk
 
 
 @pytest.fixture
-def small_disk(tmp_path):
+def disk(tmp_path):
     """A 3 MiB tmpfs (root only): a real disk that fills up."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({done.stderr.strip()[:80]})")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    try:
+        with small_disk(tmp_path / "disk") as mounted:
+            yield mounted
+    except NoSmallDisk as exc:
+        pytest.skip(str(exc))
 
 
-def test_a_real_full_disk_loses_nothing(small_disk, tiny_encoder):
-    folder = small_disk / "idx"
+def test_a_real_full_disk_loses_nothing(disk, tiny_encoder):
+    folder = disk / "idx"
     build_index(DOCS, folder, model=tiny_encoder, preset="flat")
-    filler = small_disk / "filler"
-    with open(filler, "wb") as fh:  # fill what is left but a few KiB
-        try:
-            while True:
-                fh.write(b"\0" * 65536)
-                fh.flush()
-        except OSError:
-            pass
+    filler = fill(disk)  # what is left, but a few KiB
     index = SemanticIndex.open(folder, encoder=tiny_encoder)
     more = [{"id": f"n{i}", "text": "new text " * 200} for i in range(200)]
     with pytest.raises(DiskFullError, match="is full.*nothing was lost"):
         index.add(more)
         index.save()
-    Path(filler).unlink()
+    filler.unlink()
     again = SemanticIndex.open(folder, encoder=tiny_encoder)
     assert again.stats().documents == len(DOCS)  # the published version, whole

@@ -97,38 +97,25 @@ def _emptied(ws, minilm, preset: str) -> str:
 
 def _full_disk(ws, minilm) -> str:
     """add + save on a real disk that fills up: a 3 MiB tmpfs mounted in the workspace (root)."""
-    import subprocess
-
     from indexer import DiskFullError, SemanticIndex, build_index
 
-    disk = ws.root / "small-disk"
-    disk.mkdir(exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)],
-                             capture_output=True, text=True)
-    assert mounted.returncode == 0, f"not tried: cannot mount a tmpfs ({mounted.stderr[:80]})"
-    try:
+    from .small_disk import fill, small_disk
+
+    with small_disk(ws.root / "small-disk") as disk:
         out = disk / "idx"
         build_index([{"id": f"d{i}", "text": f"story {i} on oil"} for i in range(6)], out,
                     model=minilm(), preset="flat")
-        with open(disk / "filler", "wb") as fh:
-            try:
-                while True:
-                    fh.write(b"\0" * 65536)
-                    fh.flush()
-            except OSError:
-                pass
+        filler = fill(disk)
         index = SemanticIndex.open(out, encoder=minilm())
         try:
             index.add([{"id": f"n{i}", "text": "new text " * 200} for i in range(200)])
             index.save()
         except DiskFullError:
-            (disk / "filler").unlink()
+            filler.unlink()
             kept = SemanticIndex.open(out, encoder=minilm()).stats().documents
             assert kept == 6, kept
             raise
         raise AssertionError("the disk did not fill up")
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def library_cases(i: Callable[..., Case], e: Callable[..., Case],
