@@ -153,16 +153,16 @@ def score_scale(mode: str, fusion: str = DEFAULT_FUSION) -> str:
     """What a hit's score means for `mode` (and, for hybrid, `fusion`), in a sentence a person
     can read beside the number."""
     if mode == "dense":
-        return "score: the cosine of the query's and the chunk's vectors (1 = same direction)"
+        return "Score: the cosine of the query's and the chunk's vectors (1 = same direction)."
     if mode == "lexical":
-        return ("score: BM25, which grows with matching rare words; compare it only within one "
-                "query")
+        return ("Score: BM25, which grows with matching rare words; compare it only within one "
+                "query.")
     if fusion == "zscore":
-        return ("score: the dense and BM25 scores, each counted in standard deviations above "
+        return ("Score: the dense and BM25 scores, each counted in standard deviations above "
                 "this query's candidates, then averaged: 0 is an average candidate, 2 stands "
-                "well above the rest")
+                "well above the rest.")
     if fusion == "minmax":
-        return ("score: the dense and BM25 scores, each rescaled to 0 (this query's worst "
-                "candidate) .. 1 (its best), then averaged")
-    return ("score: reciprocal-rank fusion, the sum of 1 / (k + rank) over the dense and BM25 "
-            "lists: only the order means something")
+        return ("Score: the dense and BM25 scores, each rescaled to 0 (this query's worst "
+                "candidate) .. 1 (its best), then averaged.")
+    return ("Score: reciprocal-rank fusion, the sum of 1 / (k + rank) over the dense and BM25 "
+            "lists: only the order means something.")

@@ -101,8 +101,8 @@ with st.spinner("Searching…"):
 elapsed = time.perf_counter() - started
 shown = f"hybrid ({fusion})" if mode == "hybrid" else mode
 st.caption(f"{len(hits)} results in {elapsed * 1000:.0f} ms · {shown} · k = {k}"
-           + (f" · only where {describe_filter(where)}" if where else "")
-           + f" · {score_scale(mode, fusion)}")
+           + (f" · only where {describe_filter(where)}" if where else ""))
+st.caption(score_scale(mode, fusion))
 if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()

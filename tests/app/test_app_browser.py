@@ -237,6 +237,8 @@ def test_why_this_match_draws_heatmap_and_shaded_words(tab, app_url):
     wait_idle(tab)
     tab.locator('[data-testid="stExpander"] summary', has_text="Why this match").first.click()
     tab.get_by_text("Explain this hit").first.click()
+    tab.get_by_text("Occlusion: how much the cosine").first.wait_for()  # the fast one, first
+    tab.get_by_role("button", name="Exact attribution").first.click()
     tab.get_by_text("completeness error").first.wait_for()
     tab.locator(".js-plotly-plot .heatmaplayer").first.wait_for(state="visible")
     wait_idle(tab)
