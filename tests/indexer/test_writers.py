@@ -11,7 +11,7 @@ import pytest
 
 import indexer.changes
 import indexer.store.publishing
-from indexer import ConcurrentWriteError, SemanticIndex
+from indexer import ConcurrentWriteError, DiskFullError, SemanticIndex
 
 
 def _open(path, enc):
@@ -122,7 +122,7 @@ def test_failed_save_publishes_nothing_and_blocks_nothing(flat_index, tiny_encod
 
     with monkeypatch.context() as m:  # fails after the new version folder is in place
         m.setattr(indexer.store.publishing, "write_atomic", broken)
-        with pytest.raises(OSError, match="No space left"):
+        with pytest.raises(DiskFullError, match="is full.*nothing was lost"):
             index.save()
     assert _open(flat_index, tiny_encoder).stats().version == 1  # nothing published
     assert "d000" not in _ids(index)  # the writer keeps its changes and can search them
