@@ -186,7 +186,6 @@ def test_filter_caption_is_words_not_a_dict():
 
 def test_pca_labels_of_points_that_meet_sit_on_different_sides():
     import numpy as np
-
     from charts.trajectory import pca_figure
 
     points = np.zeros((4, 3, 2))  # four contexts at one place: labels must not stack
