@@ -4,9 +4,9 @@ the page asks first, and says before the button that the training runs inside th
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
+
+from .progress import ProgressBar
 
 
 def offer_bundled_training(encoder, status) -> None:
@@ -32,18 +32,10 @@ def offer_bundled_training(encoder, status) -> None:
         return
     from training.mlm.bundled import ensure_bundled_heads
 
-    bar = st.progress(0.0, text="Reading the text and scoring the untrained head…")
-    started = time.perf_counter()
-
-    def report(step: int, total: int) -> None:
-        elapsed = time.perf_counter() - started
-        left = f", about {elapsed / step * (total - step) / 60:.1f} min left" if step else ""
-        bar.progress(step / max(total, 1), text=f"Training the heads: step {step} of {total} "
-                                                f"({elapsed:.0f} s{left}) — stay on this page "
-                                                "until it finishes")
-
-    ensure_bundled_heads(encoder.name, progress=report, fingerprint=encoder.fingerprint)
-    bar.progress(1.0, text="Heads trained and cached.")
+    bar = ProgressBar("Training the heads (stay on this page until it finishes)", unit="steps",
+                      start="Reading the text and scoring the untrained head…")
+    ensure_bundled_heads(encoder.name, progress=bar, fingerprint=encoder.fingerprint)
+    bar.finish("Heads trained and cached.")
     st.rerun()
 
 

@@ -9,8 +9,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from .explaining import explain_hit, progress_bar
+from .explaining import explain_hit
 from .guard import EXPECTED, sentence
+from .progress import ProgressBar
 from .render import excerpt, highlighted_html
 from .shading import shaded_html
 
@@ -92,7 +93,8 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
         st.caption("Changing any control or leaving the page stops it.")
         try:
             ex = explain_hit(index_key, query, hit.chunk_id, "integrated-jacobians", steps, index,
-                             hit, progress_bar("Integrated Jacobians on the torch model"))
+                             hit, ProgressBar("Integrated Jacobians on the torch model",
+                                              unit="Jacobian-vector products"))
         except EXPECTED as exc:
             st.error(f"Cannot explain this match: {sentence(exc)}")
             return

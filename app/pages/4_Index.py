@@ -8,6 +8,7 @@ from appkit.confine import confine_path, data_folder_problem
 from appkit.discovery import default_position, find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
+from appkit.progress import ProgressBar
 from appkit.resources import open_index
 from appkit.startup import load_libraries
 from appkit.uploads import UPLOAD_TYPES, index_name, removed_after, save_upload
@@ -85,19 +86,17 @@ else:
     st.info("Choose a corpus first: a path on the server or an uploaded file.")
     st.stop()
 
-bar = st.progress(0.0, text="Starting…")
+bar = ProgressBar("Building", start="Starting…", estimate=False)  # stages give their own
 
 
 def show(p) -> None:
-    share = p.done / p.total if p.total else 0.0
-    eta = f", about {p.eta_s:.0f} s left" if p.eta_s else ""
-    bar.progress(min(share, 1.0), text=f"{p.stage}: {p.done:,} / {p.total or '?'}{eta}")
+    bar(p.done, p.total, label=p.stage, eta_s=p.eta_s)
 
 
 with st.spinner(f"Building {out_name}…"), removed_after(uploaded):
     built = call_or_stop(build_index, str(corpus), str(out), model=options[model_label],
                          preset=preset, progress=show, what="The build failed")
-bar.progress(1.0, text="Done")
+bar.finish("Done")
 done = built.stats()
 st.success(f"Built {out_name}: {done.documents:,} documents, {done.chunks:,} chunks"
            + (f", {len(done.skipped)} rows skipped" if done.skipped else "") + ".")
