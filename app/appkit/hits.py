@@ -71,8 +71,7 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
     def why(hit) -> None:
         try:
             with st.spinner("Deleting each word and re-encoding (occlusion, on the torch model)…"):
-                quick = explain_hit(index_key, query, hit.chunk_id, "occlusion", 1, index,
-                                    hit)  # occlusion takes no steps: 1 is a placeholder
+                quick = explain_hit(index_key, query, hit.chunk_id, "occlusion", 0, index, hit)
             work = index.explain_work(query, hit, steps)
         except EXPECTED as exc:
             st.error(f"Cannot explain this match: {sentence(exc)}")

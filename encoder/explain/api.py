@@ -34,7 +34,8 @@ def explain(encoder: EncoderLike, a: str, b: str, *, method: str = "integrated-j
     explanation at once (nothing runs on behind the caller's back)."""
     if method not in METHODS:
         raise ValueError(f"Invalid explanation method {method!r}. Valid: {', '.join(METHODS)}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+    if method != "occlusion" and (isinstance(steps, bool) or not isinstance(steps, int)
+                                  or steps < 1):  # occlusion takes no steps: none to check
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
     embeddings = check_torch(encoder)
     sa = make_side(encoder, a, "a", prompt_a)
