@@ -156,7 +156,14 @@ def test_unusable_files_stop_with_one_clear_error(tmp_path, content, message):
 
 
 @pytest.mark.slow
-def test_unknown_suffix_and_missing_hub_name(tmp_path):
+def test_unknown_suffix_and_missing_hub_name(tmp_path, monkeypatch):
+    """The hub is asked in offline mode: the same message, without ~20 s of network retries
+    on a machine with no network."""
+    import datasets
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     odd = tmp_path / "pairs.xlsx"
     odd.write_text("x")
     with pytest.raises(TrainingError, match="unknown file type"):
