@@ -6,6 +6,7 @@ import streamlit as st
 
 from .config import AppConfig
 from .discovery import find_trained_models, label
+from .sticky import sticky_selectbox
 
 
 def model_options(config: AppConfig) -> dict[str, str]:
@@ -35,9 +36,10 @@ NONE = "(none)"
 
 def pick_second_model(config: AppConfig, *, key: str, first: str | None = None) -> str | None:
     """An optional second model to draw beside the first (e.g. bundled vs a trained run); the
-    first itself is not offered (it would draw the same figures twice under one name)."""
+    first itself is not offered (it would draw the same figures twice under one name); the choice
+    comes back when the first model changes again (`sticky_selectbox`)."""
     options = {k: v for k, v in model_options(config).items() if v != first}
-    choice = st.sidebar.selectbox(
+    choice = sticky_selectbox(
         "Compare with", [NONE, *options], key=key,
         help="A second model drawn beside the first: a bundled one or a trained run folder.")
     return None if choice in (NONE, None) else options.get(choice)

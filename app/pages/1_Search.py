@@ -1,9 +1,10 @@
 """Search: a query against an index (dense, lexical or hybrid), hits with their text as text,
 and for each hit "Why this match": its words' shares of the cosine (integrated Jacobians).
-"Compare with" runs the query on a second index beside the first, each result marked with its
-rank movement (new, up, down, same; gone below)."""
+"Compare with" runs the query on a second index beside the first, rank by rank, each result
+marked with its rank movement (new, up, down, same; gone below)."""
 
 import time
+from itertools import zip_longest
 
 import streamlit as st
 from appkit.config import AppConfig
@@ -15,6 +16,7 @@ from appkit.limits import within_limit
 from appkit.model_picker import NONE
 from appkit.resources import get_index
 from appkit.startup import load_libraries
+from appkit.sticky import sticky_selectbox
 
 st.set_page_config(page_title="Search · BERTScope", layout="wide")
 st.title("Search")
@@ -46,7 +48,7 @@ if mode == "hybrid":
         help="rrf: reciprocal ranks; minmax / zscore: a weighted sum of each list's scores, "
         "normalised per query. The default measured best (bench/results/fusion.md).")
 others = [n for n in indexes if n != name]
-other = st.sidebar.selectbox(
+other = sticky_selectbox(
     "Compare with", [NONE, *others], key="search-compare",
     help="Another index (e.g. the same documents rebuilt with a fine-tuned model: `python -m "
          "indexer rebuild`): the query runs on both, side by side, and each of its results is "
@@ -133,17 +135,20 @@ moves = rank_movements([h.doc_id for h in hits], [h.doc_id for h in other_hits])
 counts = {kind: sum(m.kind == kind for m in moves) for kind in KINDS}
 st.caption(f"{other} against {name}: " + " · ".join(f"{n} {kind}" for kind, n in counts.items())
            + f" · {name} {elapsed * 1000:.0f} ms, {other} {other_elapsed * 1000:.0f} ms")
+# One row per rank, so rank i of each list starts at the same height whatever the cards hold.
 left, right = st.columns(2)
-with left:
-    st.subheader(f"{name} · {stats.model}")
-    for hit in hits:
-        hit_card(hit, documents[hit.doc_id], why=why, key="a-")
-with right:
-    st.subheader(f"{other} · {other_stats.model}")
-    other_why = why_this_match(other_index, other_key, query, steps)
-    for hit, move in zip(other_hits, moves, strict=False):  # moves: other's hits, then gone
-        hit_card(hit, other_documents[hit.doc_id], badge=movement_badge(move), why=other_why,
-                 key="b-")
-    gone = [m for m in moves if m.kind == "gone"]
-    if gone:
-        st.html(gone_html(gone, {h.doc_id: h.title for h in hits}, k))
+left.subheader(f"{name} · {stats.model}")
+right.subheader(f"{other} · {other_stats.model}")
+other_why = why_this_match(other_index, other_key, query, steps)
+for mine, theirs, move in zip_longest(hits, other_hits, moves[:len(other_hits)]):
+    left, right = st.columns(2)  # moves: the other's hits in order, then the gone ones
+    if mine is not None:
+        with left:
+            hit_card(mine, documents[mine.doc_id], why=why, key="a-")
+    if theirs is not None:
+        with right:
+            hit_card(theirs, other_documents[theirs.doc_id], badge=movement_badge(move),
+                     why=other_why, key="b-")
+gone = [m for m in moves if m.kind == "gone"]
+if gone:
+    st.columns(2)[1].html(gone_html(gone, {h.doc_id: h.title for h in hits}, k))
