@@ -1,7 +1,8 @@
 """Low-level helpers every part of BERTScope shares, and nothing else: atomic writes, file locks,
 file checksums, `$BERTSCOPE_HOME` and the data root, prompt prefixes, path checks. It imports no
 other BERTScope package, and nothing heavier than `xxhash`. `common.corpus` and `common.lexical`
-(BM25), imported on their own, not from here, hold what the indexer and training share."""
+(BM25), imported on their own, not from here, hold what the indexer and training share;
+`common.jobs` runs their long commands as jobs."""
 
 from .atomic import finite, fsync_path, fsync_tree, json_text, write_atomic, write_json_atomic
 from .hashing import CHECKSUM, file_checksum

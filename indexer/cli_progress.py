@@ -1,8 +1,10 @@
-"""`StageBar`: build progress on stderr for the CLI."""
+"""`StageBar`: build progress on stderr for the CLI (and, in a job, in its progress file)."""
 
 from __future__ import annotations
 
 import sys
+
+from common.jobs import job_progress_file
 
 
 class StageBar:
@@ -16,15 +18,20 @@ class StageBar:
 
     STARTS = {"chunk": "chunking {total:,} documents…",
               "index": "indexing {total:,} chunks…", "save": "saving…"}
+    UNITS = {"chunk": "documents", "encode": "documents", "index": "chunks"}
 
     def __init__(self) -> None:
         self.bar = None
         self.stage = None
         self.resumed = 0
+        self.job = job_progress_file()  # None outside a job
 
     def __call__(self, p) -> None:
         from tqdm import tqdm
 
+        if self.job is not None:
+            self.job(p.done, p.total, unit=self.UNITS.get(p.stage, ""), phase=p.stage,
+                     eta_s=p.eta_s)
         if p.stage != self.stage:
             if self.bar is not None:
                 self.bar.close()

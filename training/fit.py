@@ -28,7 +28,7 @@ from transformers import EarlyStoppingCallback, TrainerCallback, set_seed
 
 from common import write_json_atomic
 
-from .callbacks import JsonlLogCallback
+from .callbacks import JsonlLogCallback, job_callbacks
 from .checkpoints import atomic, resume_point
 from .checks import check_config, fit_sets_apart
 from .config import FitConfig
@@ -222,7 +222,7 @@ def _run_stage(
         if prepared.uses_mnrl
         else BatchSamplers.BATCH_SAMPLER,
     )
-    extra = [JsonlLogCallback(out / "training_log.jsonl", index), *callbacks]
+    extra = [JsonlLogCallback(out / "training_log.jsonl", index), *job_callbacks(), *callbacks]
     if selector and config.early_stopping_patience is not None:
         extra.append(EarlyStoppingCallback(early_stopping_patience=config.early_stopping_patience))
     trainer = atomic(SentenceTransformerTrainer)(

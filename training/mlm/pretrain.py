@@ -24,7 +24,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments, set_seed
 from common import write_json_atomic
 from encoder.heads import bundled_heads_dir, read_meta, save_heads
 
-from ..callbacks import JsonlLogCallback
+from ..callbacks import JsonlLogCallback, job_callbacks
 from ..checkpoints import atomic, resume_point
 from ..errors import TrainingError
 from ..report import read_log
@@ -188,7 +188,8 @@ def train(config: MlmConfig, st_model, model, data: PreparedData, out: Path, run
         model=model, args=args, train_dataset=data.train,
         data_collator=MlmCollator(tokenizer, config.mlm_probability,
                                   whole_word=config.whole_word, seed=config.seed),
-        callbacks=[JsonlLogCallback(out / "training_log.jsonl", 0), *callbacks],
+        callbacks=[JsonlLogCallback(out / "training_log.jsonl", 0), *job_callbacks(),
+                   *callbacks],
     )
     checkpoint = resume_point(stage_dir(out, 0)) if resume else None  # partial ones removed
     started = time.perf_counter()

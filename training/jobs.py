@@ -1,0 +1,59 @@
+"""Training commands as jobs (`common.jobs`): which `python -m training ...` command a job runs,
+how it continues after a stop, and how far its checkpoints got. A page starts them with
+`JobRunner().submit(mlm_heads_job("minilm"))` and finds them again with `heads_key("minilm")`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from common.home import REPO
+from common.jobs import JobSpec
+from encoder.heads import bundled_heads_dir
+
+from .checkpoints import complete_checkpoints
+
+
+def training_command(*args: str) -> tuple[str, ...]:
+    return (sys.executable, "-m", "training", *args)
+
+
+def heads_key(name: str) -> str:
+    return f"mlm-heads:{name}"
+
+
+def mlm_heads_job(name: str, *, steps: int | None = None) -> JobSpec:
+    """Train bundled model `name`'s MLM + NSP heads (`python -m training mlm-heads NAME`). The
+    same command continues a stopped attempt from its last checkpoint (every 50 steps)."""
+    argv = training_command("mlm-heads", name, *(("--steps", str(steps)) if steps else ()))
+    return JobSpec("mlm-heads", heads_key(name), f"Train {name}'s MLM + NSP heads", argv,
+                   resume_argv=argv, cwd=str(REPO),
+                   outputs={"run": str(bundled_heads_dir(name))})
+
+
+def fit_job(out: str | Path, flags: Sequence[str], *, title: str | None = None) -> JobSpec:
+    """`python -m training fit FLAGS --out OUT` (a recipe: `flags=("--config", path, ...)`);
+    continued with `--resume` from the last checkpoint."""
+    argv = training_command("fit", *flags, "--out", str(out))
+    return JobSpec("fit", f"fit:{Path(out).resolve()}", title or f"Fine-tune into {out}", argv,
+                   resume_argv=(*argv, "--resume"), cwd=str(REPO), outputs={"run": str(out)})
+
+
+def mlm_job(out: str | Path, flags: Sequence[str], *, title: str | None = None) -> JobSpec:
+    """`python -m training mlm FLAGS --out OUT` (continued MLM pretraining), `--resume`able."""
+    argv = training_command("mlm", *flags, "--out", str(out))
+    return JobSpec("mlm", f"mlm:{Path(out).resolve()}", title or f"MLM pretraining into {out}",
+                   argv, resume_argv=(*argv, "--resume"), cwd=str(REPO),
+                   outputs={"run": str(out)})
+
+
+def saved_step(run: str | Path) -> int | None:
+    """The step of the last complete checkpoint in run folder `run` (its last stage that has
+    one): where a resume continues from. None: nothing to continue from."""
+    stages = sorted(Path(run).glob("checkpoints/stage-*"), key=lambda p: int(p.name[6:]))
+    for stage in reversed(stages):
+        found = complete_checkpoints(stage)
+        if found:
+            return int(found[-1].name.rsplit("-", 1)[1])
+    return None
