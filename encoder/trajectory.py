@@ -13,6 +13,7 @@ import numpy as np
 from .validation import check_text, check_texts
 
 if TYPE_CHECKING:
+    from .inspection import Inspection
     from .protocol import EncoderLike
 
 
@@ -31,7 +32,15 @@ class WordTrajectory:
         return self.vectors.shape[1]
 
 
-def word_trajectory(encoder: EncoderLike, contexts: Sequence[str], word: str) -> WordTrajectory:
+POOLINGS = ("mean", "first", "last")  # how a word's subword tokens make one vector
+
+
+def word_trajectory(encoder: EncoderLike, contexts: Sequence[str], word: str,
+                    pooling: str = "mean") -> WordTrajectory:
+    """The word's vector at every layer in each context (`pooling` its subword tokens: their
+    mean, or the first or last one), their cosines, and the anisotropy baseline."""
+    if pooling not in POOLINGS:
+        raise ValueError(f"Invalid pooling {pooling!r}. Valid: {', '.join(POOLINGS)}")
     check_text(word, "word")
     if isinstance(contexts, Sequence) and not isinstance(contexts, (str, bytes, bytearray)):
         for i, context in enumerate(contexts):  # numbered as people count, as the app shows
@@ -44,16 +53,13 @@ def word_trajectory(encoder: EncoderLike, contexts: Sequence[str], word: str) ->
     vectors, indices, all_tokens = [], [], []
     for i, (context, (start, end)) in enumerate(zip(contexts, spans, strict=True)):
         ins = encoder.inspect(context)
-        idx = [
-            t for t, (s, e) in enumerate(ins.offsets)
-            if not ins.special_mask[t] and s < end and e > start
-        ]
+        idx = word_tokens(ins, start, end)
         if not idx:
             raise ValueError(
                 f"context #{i + 1} ({context!r}): {word!r} lies past the model's "
                 f"{encoder.max_length}-token limit"
             )
-        vectors.append(ins.hidden_states[:, idx].mean(axis=1))  # (layers + 1, H)
+        vectors.append(pool_tokens(ins.hidden_states, idx, pooling))  # (layers + 1, H)
         indices.append(idx)
         real = [t for t, special in enumerate(ins.special_mask) if not special]
         all_tokens.append(ins.hidden_states[:, real])  # (layers + 1, t_i, H)
@@ -70,6 +76,21 @@ def word_trajectory(encoder: EncoderLike, contexts: Sequence[str], word: str) ->
         cosine=cosine,
         baseline=anisotropy(np.concatenate(all_tokens, axis=1)),
     )
+
+
+def word_tokens(ins: Inspection, start: int, end: int) -> list[int]:
+    """Positions of the (non-special) tokens that overlap characters start..end of the text."""
+    return [t for t, (s, e) in enumerate(ins.offsets)
+            if not ins.special_mask[t] and s < end and e > start]
+
+
+def pool_tokens(hidden: np.ndarray, idx: Sequence[int], pooling: str = "mean") -> np.ndarray:
+    """hidden (layers + 1, T, H), the word's token positions → (layers + 1, H)."""
+    if pooling == "first":
+        return hidden[:, idx[0]]
+    if pooling == "last":
+        return hidden[:, idx[-1]]
+    return hidden[:, list(idx)].mean(axis=1)
 
 
 def find_word(context: str, word: str, index: int = 0) -> tuple[int, int]:
