@@ -26,6 +26,8 @@ _PUBLIC = {
     "loading": ("load_encoder",),
     "masking": ("BertMasker", "MaskDraw", "draw_mask"),
     "registry": ("BUNDLED", "BundledModel", "bundled_names"),
+    "sense_contexts": ("SENSE_CONTEXTS", "SenseContexts"),
+    "senses": ("SenseSeparation", "measure_senses", "sense_separation", "split_labelled"),
     "trajectory": ("WordTrajectory", "anisotropy", "pca_2d"),
     "validation": ("check_text", "check_texts"),
     "words": ("WordGroup",),
