@@ -15,34 +15,39 @@ from encoder.heads import bundled_heads_dir
 from .checkpoints import complete_checkpoints
 
 
-def training_command(*args: str) -> tuple[str, ...]:
-    return (sys.executable, "-m", "training", *args)
+def training_command(*args: str, threads: int | None = None) -> tuple[str, ...]:
+    """`python -m training [--threads N] ARGS` (torch threads: 1 on a busy machine)."""
+    return (sys.executable, "-m", "training", *(("--threads", str(threads)) if threads else ()),
+            *args)
 
 
 def heads_key(name: str) -> str:
     return f"mlm-heads:{name}"
 
 
-def mlm_heads_job(name: str, *, steps: int | None = None) -> JobSpec:
+def mlm_heads_job(name: str, *, steps: int | None = None, threads: int | None = None) -> JobSpec:
     """Train bundled model `name`'s MLM + NSP heads (`python -m training mlm-heads NAME`). The
     same command continues a stopped attempt from its last checkpoint (every 50 steps)."""
-    argv = training_command("mlm-heads", name, *(("--steps", str(steps)) if steps else ()))
+    argv = training_command("mlm-heads", name, *(("--steps", str(steps)) if steps else ()),
+                            threads=threads)
     return JobSpec("mlm-heads", heads_key(name), f"Train {name}'s MLM + NSP heads", argv,
                    resume_argv=argv, cwd=str(REPO),
                    outputs={"run": str(bundled_heads_dir(name))})
 
 
-def fit_job(out: str | Path, flags: Sequence[str], *, title: str | None = None) -> JobSpec:
+def fit_job(out: str | Path, flags: Sequence[str], *, title: str | None = None,
+            threads: int | None = None) -> JobSpec:
     """`python -m training fit FLAGS --out OUT` (a recipe: `flags=("--config", path, ...)`);
     continued with `--resume` from the last checkpoint."""
-    argv = training_command("fit", *flags, "--out", str(out))
+    argv = training_command("fit", *flags, "--out", str(out), threads=threads)
     return JobSpec("fit", f"fit:{Path(out).resolve()}", title or f"Fine-tune into {out}", argv,
                    resume_argv=(*argv, "--resume"), cwd=str(REPO), outputs={"run": str(out)})
 
 
-def mlm_job(out: str | Path, flags: Sequence[str], *, title: str | None = None) -> JobSpec:
+def mlm_job(out: str | Path, flags: Sequence[str], *, title: str | None = None,
+            threads: int | None = None) -> JobSpec:
     """`python -m training mlm FLAGS --out OUT` (continued MLM pretraining), `--resume`able."""
-    argv = training_command("mlm", *flags, "--out", str(out))
+    argv = training_command("mlm", *flags, "--out", str(out), threads=threads)
     return JobSpec("mlm", f"mlm:{Path(out).resolve()}", title or f"MLM pretraining into {out}",
                    argv, resume_argv=(*argv, "--resume"), cwd=str(REPO),
                    outputs={"run": str(out)})
