@@ -35,6 +35,7 @@ st.set_page_config(page_title="Pretraining · BERTScope", layout="wide")
 st.title("Pretraining: how BERT learns")
 load_libraries()
 from encoder import draw_mask, heads_status, score_draw  # noqa: E402  (see appkit/startup.py)
+from encoder.heads_quality import quality_sentence  # noqa: E402
 
 config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(PRETRAINING_PRESETS), key="pre-preset")
@@ -100,11 +101,18 @@ elif view == VIEWS[1]:
     fills = call_or_stop(encoder.fill_mask, text, top_k=k)
     other = call_or_stop(compare.fill_mask, text, top_k=k) if compare else None
     names = (encoder.name, compare.name if compare else "")
+    # how often these heads are right, as their training measured it, beside each prediction
+    quality = [(encoder.name, quality_sentence(heads.folder))]
+    if compare:
+        quality.append((compare.name, quality_sentence(heads_status(compare).folder)))
     for i, fill in enumerate(fills):
-        st.plotly_chart(topk_figure(
+        chart, measured = st.columns([3, 2])
+        chart.plotly_chart(topk_figure(
             fill.candidates, f"[MASK] #{i + 1}",
             compare=other[i].candidates if other and i < len(other) else None, names=names,
         ), key=f"fill-{i}")
+        for name, sentence in quality:
+            measured.caption(f"**{name}** · {sentence}")
 
 else:
     st.markdown(NSP_TEXT)
