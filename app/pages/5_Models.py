@@ -16,6 +16,8 @@ st.set_page_config(page_title="Models · BERTScope", layout="wide")
 st.title("Models")
 load_libraries()
 from encoder import BUNDLED, FIDELITY_GATE  # noqa: E402  (after the title: see appkit/startup.py)
+from encoder.heads import bundled_heads_dir  # noqa: E402
+from encoder.heads_quality import heads_summary  # noqa: E402
 from training.report import METRICS_FILE, read_metrics, run_curves  # noqa: E402
 
 config = AppConfig.from_env()
@@ -23,11 +25,15 @@ config = AppConfig.from_env()
 st.subheader("Bundled (offline, from pip packages)")
 st.dataframe(pd.DataFrame([
     {"name": m.name, "languages": ", ".join(m.languages), "package": m.package,
-     **backend_cells(m.name), "description": m.description}
+     **backend_cells(m.name), "MLM head": heads_summary(bundled_heads_dir(m.name)),
+     "description": m.description}
     for m in BUNDLED.values()
 ]), width="stretch", hide_index=True)
-st.caption("Neither bundled model has a masked-language-model head: they are sentence encoders "
-           "(Sentence-BERT style), not raw MLM-pretrained BERTs. " + CAPTION.format(
+st.caption("Neither bundled model ships with a masked-language-model head: they are sentence "
+           "encoders (Sentence-BERT style), not raw MLM-pretrained BERTs. An MLM head listed as "
+           "BERTScope's was trained here on the frozen encoder (the Pretraining page, or "
+           "`python -m training mlm-heads NAME`); its scores are what that training measured on "
+           "held-out text. " + CAPTION.format(
                gate=FIDELITY_GATE) + " Fidelity: the lowest cosine of the backend's vectors to "
            "torch's, measured when its export was made. For a model this server has not loaded: "
            "what `auto` would pick from the exports on disk.")
@@ -45,6 +51,7 @@ if runs:
          "dev Spearman before": ((m or {}).get("dev_before") or {}).get("spearman"),
          "dev Spearman after": ((m or {}).get("dev_after") or {}).get("spearman"),
          "finished": (m or {}).get("finished_at", "not finished"),
+         "MLM head": heads_summary(folder),
          **backend_cells(str(folder))}
         for name, (folder, m) in runs.items()
     ]), width="stretch", hide_index=True)
