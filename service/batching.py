@@ -1,0 +1,131 @@
+"""Dynamic batching: texts that concurrent requests ask one encoder for are encoded in one call.
+
+As text-embeddings-inference does, one worker thread per encoder takes the first waiting request,
+then every request that arrives within `max_wait_s` (or is already queued) up to `max_texts`
+texts, and encodes them together; each request gets its own rows back. An idle server adds at
+most `max_wait_s` to a request; under load the encoder runs fewer, larger batches.
+
+`BatchedEncoder` is an `encoder.Encoder` whose `encode` goes through a `Batcher`, so an index
+opened with it (`SemanticIndex.open(path, encoder=...)`) batches its query encodings too; it
+also records, per thread, how long this thread's encodings took (the service's `timings`).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from encoder import Encoder, check_texts
+
+__all__ = ["BatchedEncoder", "Batcher", "encode_seconds"]
+
+_clock = threading.local()  # .seconds: this thread's time spent encoding since last reset
+
+
+def encode_seconds(reset: bool = False) -> float:
+    """Seconds this thread spent in `BatchedEncoder.encode` (waiting for its batch included)
+    since the last reset."""
+    seconds = getattr(_clock, "seconds", 0.0)
+    if reset:
+        _clock.seconds = 0.0
+    return seconds
+
+
+@dataclass
+class _Request:
+    texts: list[str]
+    key: tuple  # (prompt, normalize): requests batch together only with equal keys
+    future: Future = field(default_factory=Future)
+
+
+class Batcher:
+    """Collects concurrent `submit` calls and runs them as few `encode_fn` calls as it can."""
+
+    def __init__(self, encode_fn, *, max_texts: int = 64, max_wait_s: float = 0.002,
+                 name: str = "encoder") -> None:
+        self._encode = encode_fn  # (texts, prompt=..., normalize=...) -> np.ndarray
+        self.max_texts = max_texts
+        self.max_wait_s = max_wait_s
+        self._queue: queue.Queue[_Request] = queue.Queue()
+        self.calls = 0  # encode calls made (a test and the bench read them)
+        self.requests = 0
+        self._thread = threading.Thread(target=self._run, name=f"batcher-{name}", daemon=True)
+        self._thread.start()
+
+    def submit(self, texts: list[str], *, prompt: str | None, normalize: bool) -> np.ndarray:
+        request = _Request(texts, (prompt, normalize))
+        self._queue.put(request)
+        return request.future.result()
+
+    def _take(self) -> list[_Request]:
+        batch = [self._queue.get()]
+        size = len(batch[0].texts)
+        deadline = time.perf_counter() + self.max_wait_s
+        while size < self.max_texts:
+            try:
+                wait = deadline - time.perf_counter()
+                item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
+            except queue.Empty:
+                break
+            batch.append(item)
+            size += len(item.texts)
+        return batch
+
+    def _run(self) -> None:
+        while True:
+            batch = self._take()
+            groups: dict[tuple, list[_Request]] = {}
+            for request in batch:
+                groups.setdefault(request.key, []).append(request)
+            for (prompt, normalize), requests in groups.items():
+                self._encode_group(requests, prompt, normalize)
+
+    def _encode_group(self, requests: list[_Request], prompt, normalize) -> None:
+        texts = [t for r in requests for t in r.texts]
+        try:
+            vectors = self._encode(texts, prompt=prompt, normalize=normalize)
+        except BaseException as exc:  # noqa: BLE001 - handed to every waiting request
+            for r in requests:
+                r.future.set_exception(exc)
+            return
+        self.calls += 1
+        self.requests += len(requests)
+        start = 0
+        for r in requests:
+            r.future.set_result(vectors[start:start + len(r.texts)])
+            start += len(r.texts)
+
+
+class BatchedEncoder(Encoder):
+    """`base` (a loaded `Encoder`, whose state it shares) with `encode` batched across threads;
+    `batcher` None encodes directly (batching off, for measurement)."""
+
+    def __init__(self, base: Encoder, *, batching: bool = True, max_texts: int = 64,
+                 max_wait_s: float = 0.002) -> None:  # noqa: D107 - no Encoder.__init__: shared
+        self.__dict__.update(base.__dict__)
+        self.base = base
+        self.batcher = Batcher(self._encode_now, max_texts=max_texts, max_wait_s=max_wait_s,
+                               name=base.name) if batching else None
+
+    def _encode_now(self, texts: list[str], *, prompt: str | None, normalize: bool):
+        return self.base.encode(texts, prompt=prompt, normalize=normalize,
+                                batch_size=max(32, len(texts)))
+
+    def encode(self, texts: str | Sequence[str], **options) -> np.ndarray:
+        started = time.perf_counter()
+        try:
+            if self.batcher is None or set(options) - {"prompt", "normalize"}:
+                return self.base.encode(texts, **options)
+            items = check_texts(texts)  # a bad input fails its own request, not the batch
+            if not items:
+                return self.base.encode(items, **options)
+            return self.batcher.submit(items, prompt=options.get("prompt"),
+                                       normalize=options.get("normalize", True))
+        finally:
+            _clock.seconds = getattr(_clock, "seconds", 0.0) + time.perf_counter() - started

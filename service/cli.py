@@ -1,0 +1,64 @@
+"""`python -m service [--host 127.0.0.1] [--port 8000] [--index-root indexes]
+[--api-key-file FILE] [--no-batching]`: serve every index under the root over HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from .config import ServiceConfig
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m service", description=__doc__.split(":")[1])
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
+                   "127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--index-root", type=Path, default=Path("indexes"),
+                   help="folder whose sub-folders are the indexes served (default indexes)")
+    p.add_argument("--api-key-file", type=Path, help="a file holding the key that document "
+                   "writes must send as 'Authorization: Bearer KEY' (without it: writes off)")
+    p.add_argument("--no-batching", action="store_true", help="encode each request on its "
+                   "own (to measure what dynamic batching brings)")
+    p.add_argument("--batch-wait-ms", type=float, default=2.0, help="how long a batch waits "
+                   "for more requests (default 2 ms)")
+    p.add_argument("--max-batch", type=int, default=64, help="texts in one batch (default 64)")
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    return p.parse_args(argv)
+
+
+def read_key(path: Path) -> str:
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SystemExit(f"error: --api-key-file {path}: {exc}") from exc
+    if len(key) < 16 or any(c.isspace() for c in key):
+        raise SystemExit(f"error: --api-key-file {path}: the key must be one line of at least "
+                         "16 characters without spaces")
+    return key
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    if not 0 <= args.port <= 65535:
+        raise SystemExit(f"error: --port {args.port} is not a port (0-65535)")
+    if args.batch_wait_ms < 0 or args.max_batch < 1:
+        raise SystemExit("error: --batch-wait-ms must be >= 0 and --max-batch >= 1")
+    if not args.index_root.is_dir():
+        print(f"warning: --index-root {args.index_root} does not exist yet; no index is served "
+              "until one is built there", file=sys.stderr)
+    config = ServiceConfig(index_root=args.index_root,
+                           api_key=read_key(args.api_key_file) if args.api_key_file else None,
+                           batching=not args.no_batching, max_batch_texts=args.max_batch,
+                           max_wait_ms=args.batch_wait_ms)
+    logging.basicConfig(level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    import uvicorn
+
+    from .app import create_app
+
+    uvicorn.run(create_app(config), host=args.host, port=args.port, access_log=False,
+                log_level=args.log_level)
+    return 0

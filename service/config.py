@@ -1,0 +1,29 @@
+"""`ServiceConfig`: what one server serves and the limits it keeps (each named in its errors)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Refused beyond these, with a JSON error naming the limit (413 for size, 422 otherwise)."""
+
+    max_body_bytes: int = 8 * 1024 * 1024  # 413: any request body
+    max_inputs: int = 256  # 413: texts in one /v1/embeddings call, queries in one search
+    max_documents: int = 1000  # 413: documents (or ids) in one write
+    max_k: int = 1000  # 422: hits asked for
+    max_query_chars: int = 4096  # 422: one query (an embedding input: max_text_chars)
+    max_text_chars: int = 100_000  # 422: one embedding input or document text
+    max_context_tokens: int = 32_768  # 422: a context's token budget
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    index_root: Path = Path("indexes")
+    api_key: str | None = None  # None: the document endpoints are off
+    batching: bool = True  # dynamic batching of concurrent encodings (off: for measurement)
+    max_batch_texts: int = 64
+    max_wait_ms: float = 2.0
+    limits: Limits = Limits()

@@ -1,0 +1,97 @@
+"""Every error is JSON `{"error": {"message", "type"}}` with a status that says whose fault it is:
+the library's own errors (each names its fix) mapped to 4xx, anything unexpected to a 500 that
+says it was logged. Never a traceback, never HTML."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from indexer import ConcurrentWriteError, CorruptIndexError, DiskFullError, EncoderMismatchError
+
+log = logging.getLogger("bertscope.service")
+
+PHRASES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+           404: "not_found_error", 405: "invalid_request_error", 409: "conflict_error",
+           413: "request_too_large", 422: "invalid_request_error", 503: "unavailable_error",
+           507: "insufficient_storage"}
+
+
+class ApiError(Exception):
+    """An error the service answers on purpose: `status`, a message naming the fix, a type."""
+
+    def __init__(self, status: int, message: str, type_: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type_ or PHRASES.get(status, "error")
+        self.headers = headers
+
+
+def error_response(status: int, message: str, type_: str | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": type_ or PHRASES.get(status,
+                                                                                    "error")}},
+                        status_code=status, headers=headers)
+
+
+def status_of(exc: BaseException) -> int:
+    """The status a library exception answers with (500: not one the library raises on purpose)."""
+    if isinstance(exc, DiskFullError):
+        return 507
+    if isinstance(exc, ConcurrentWriteError):
+        return 409
+    if isinstance(exc, (CorruptIndexError, EncoderMismatchError)):
+        return 503  # the index on disk cannot serve: the operator's fix, not the client's
+    if isinstance(exc, KeyError):
+        return 404
+    if isinstance(exc, (ValueError, TypeError)):
+        return 422  # the library's input checks (QueryError is a ValueError)
+    return 500
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "invalid request: " + "; ".join(parts)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every exception into the JSON error shape."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError):
+        return error_response(exc.status, exc.message, exc.type, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError):
+        return error_response(422, _validation_message(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException):
+        detail = exc.detail if isinstance(exc.detail, str) else "request refused"
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no route {request.method} {request.url.path}; see /docs"
+        return error_response(exc.status_code, detail, headers=getattr(exc, "headers", None))
+
+    async def library_error(request: Request, exc: Exception):
+        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        return error_response(status_of(exc), message)
+
+    for kind in (ValueError, TypeError, KeyError):  # the library's errors; subclasses by MRO
+        app.add_exception_handler(kind, library_error)
+
+
+def unexpected(exc: BaseException, method: str, path: str) -> JSONResponse:
+    """The 500 for an exception no handler knew: logged (one line; the traceback at DEBUG)."""
+    log.error("%s %s failed: %s: %s", method, path, type(exc).__name__,
+              (str(exc).splitlines() or [""])[0][:300], exc_info=log.isEnabledFor(logging.DEBUG))
+    return error_response(500, f"internal error ({type(exc).__name__}); it was logged",
+                          "internal_error")

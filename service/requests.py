@@ -1,0 +1,57 @@
+"""What the routes share: the `Service` of a request, the limit checks (each error names its
+limit), and a hit as JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fastapi import Request
+
+from .config import Limits
+from .errors import ApiError
+
+MODES = {"dense": "dense", "bm25": "lexical", "lexical": "lexical", "hybrid": "hybrid"}
+
+
+def service_of(request: Request):
+    return request.app.state.service
+
+
+def check_count(n: int, limit: int, what: str, name: str) -> None:
+    if n > limit:
+        raise ApiError(413, f"{n} {what} in one request; the limit is {limit} ({name}): "
+                            "split the batch")
+
+
+def check_texts_length(texts: Sequence[str], limit: int, what: str, name: str) -> None:
+    for i, text in enumerate(texts):
+        if len(text) > limit:
+            raise ApiError(422, f"{what}[{i}] is {len(text)} characters; the limit is {limit} "
+                                f"({name})")
+
+
+def check_k(k: int, limits: Limits) -> None:
+    if k > limits.max_k:
+        raise ApiError(422, f"k={k} is over the limit of {limits.max_k} (max_k)")
+
+
+def one_or_many(query: str | None, queries: list[str] | None, limits: Limits
+                ) -> tuple[list[str], bool]:
+    """(the queries, whether one was given as `query`): exactly one of the two fields."""
+    if (query is None) == (queries is None):
+        raise ApiError(422, "give `query` (one string) or `queries` (a list), not both or "
+                            "neither")
+    texts = [query] if queries is None else queries
+    check_count(len(texts), limits.max_inputs, "queries", "max_inputs")
+    check_texts_length(texts, limits.max_query_chars, "queries" if queries else "query",
+                       "max_query_chars")
+    return texts, queries is None
+
+
+def hit_json(hit, spans: list[tuple[int, int]] | None = None) -> dict:
+    out = {"doc_id": hit.doc_id, "chunk_id": int(hit.chunk_id), "score": float(hit.score),
+           "rank": hit.rank, "title": hit.title, "text": hit.text, "start": hit.start,
+           "end": hit.end, "metadata": hit.metadata}
+    if spans is not None:
+        out["highlights"] = [list(s) for s in spans]
+    return out

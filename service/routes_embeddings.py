@@ -1,0 +1,91 @@
+"""OpenAI-compatible embeddings (and the model list clients ask for), and explanations: drivers
+over `Encoder.encode` (through the shared, batching encoder) and `Encoder.explain`."""
+
+from __future__ import annotations
+
+import base64
+import math
+
+import numpy as np
+from fastapi import APIRouter, Request
+
+from .errors import ApiError
+from .requests import check_count, check_texts_length, service_of
+from .schemas import EmbeddingsRequest, ExplainRequest
+
+router = APIRouter()
+EXPLAIN_PASSAGE_CHARS = 2000  # integrated Jacobians grow with the passage: keep a call short
+
+
+@router.get("/v1/models", tags=["embeddings"])
+def models(request: Request) -> dict:
+    """OpenAI's model list: every model an index under the root uses, and the bundled ones."""
+    found = service_of(request).indexes.models()
+    return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "bertscope",
+                                        "indexes": names} for m, names in found.items()]}
+
+
+@router.post("/v1/embeddings", tags=["embeddings"])
+def embeddings(body: EmbeddingsRequest, request: Request) -> dict:
+    """OpenAI's `/v1/embeddings`: unit vectors as float lists or base64 (little-endian
+    float32); `usage.prompt_tokens` counts the tokens the model read (at most its window per
+    input). `input_type` (extension) adds the model's query or passage prompt."""
+    svc = service_of(request)
+    limits = svc.config.limits
+    texts = [body.input] if isinstance(body.input, str) else list(body.input)
+    if not texts:
+        raise ApiError(422, "input is an empty list: give at least one text")
+    check_count(len(texts), limits.max_inputs, "inputs", "max_inputs")
+    check_texts_length(texts, limits.max_text_chars, "input", "max_text_chars")
+    enc = svc.indexes.model_encoder(body.model)
+    if body.dimensions is not None and body.dimensions != enc.dim:
+        raise ApiError(422, f"dimensions={body.dimensions}: {body.model} makes {enc.dim}-"
+                            "dimensional vectors and cannot shorten them; leave it out")
+    vectors = enc.encode(texts, prompt=body.input_type)
+    tokens = sum(min(n, enc.max_length) for n in enc.token_lengths(texts, prompt=body.input_type))
+    data = [{"object": "embedding", "index": i, "embedding": _encoded(v, body.encoding_format)}
+            for i, v in enumerate(vectors)]
+    return {"object": "list", "data": data, "model": body.model,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
+def _encoded(vector: np.ndarray, encoding_format: str):
+    if encoding_format == "base64":
+        return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+    return vector.tolist()
+
+
+@router.post("/v1/explain", tags=["explain"])
+def explain(body: ExplainRequest, request: Request) -> dict:
+    """Why `query` and `passage` get their cosine, word by word (`Encoder.explain`, on the
+    torch model, with the query and passage prompts): `occlusion` (each word's drop in cosine
+    when deleted, about a second) or `integrated-jacobians` (exact, word × word, slower)."""
+    svc = service_of(request)
+    if (body.index is None) == (body.model is None):
+        raise ApiError(422, "give `index` (explain with its encoder) or `model`, one of the two")
+    check_texts_length([body.query], svc.config.limits.max_query_chars, "query",
+                       "max_query_chars")
+    check_texts_length([body.passage], EXPLAIN_PASSAGE_CHARS, "passage", "explain's passage")
+    if body.index is not None:
+        enc = svc.indexes.get(body.index).encoder
+    else:
+        enc = svc.indexes.model_encoder(body.model)
+    ij = body.method == "integrated-jacobians"
+    e = enc.explain(body.query, body.passage, method=body.method, steps=body.steps if ij else 0,
+                    prompt_a="query", prompt_b="passage")
+    return {"method": e.method, "score": _number(e.score), "target": _number(e.target),
+            "error": _number(e.error), "steps": e.steps, "backend": enc.backend,
+            "query_words": _words(e.words_a, e.word_scores_a),
+            "passage_words": _words(e.words_b, e.word_scores_b),
+            "word_matrix": [[_number(x) for x in row] for row in np.asarray(e.word_matrix)]}
+
+
+def _words(groups, scores) -> list[dict]:
+    return [{"word": g.word, "start": g.start, "end": g.end, "share": _number(s)}
+            for g, s in zip(groups, np.asarray(scores), strict=True)]
+
+
+def _number(x) -> float | None:
+    """JSON has no NaN: a value nothing promises (occlusion's target) is null."""
+    x = float(x)
+    return x if math.isfinite(x) else None

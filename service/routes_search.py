@@ -1,0 +1,95 @@
+"""Reading routes: health, the indexes, search, and the RAG context. Each is a short driver over
+`SemanticIndex.search` (the library's own checks answer 422) and `rag.context`."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, Request
+
+from rag.context import pack_context, token_counter
+from rag.highlight import highlight_spans
+
+from .batching import encode_seconds
+from .errors import ApiError
+from .requests import MODES, check_k, hit_json, one_or_many, service_of
+from .schemas import ContextRequest, SearchRequest
+
+router = APIRouter()
+
+
+@router.get("/health", tags=["service"])
+def health(request: Request) -> dict:
+    svc = service_of(request)
+    return {"status": "ok", "indexes": len(svc.indexes.names()),
+            "encoders_loaded": len(svc.encoders.loaded())}
+
+
+@router.get("/v1/indexes", tags=["indexes"])
+def list_indexes(request: Request) -> dict:
+    """Every index under the root: name, model, backend, documents, chunks, preset."""
+    indexes = service_of(request).indexes
+    return {"object": "list", "data": [indexes.summary(n) for n in indexes.names()]}
+
+
+def _search_args(body) -> dict:
+    args = {"mode": MODES[body.mode], "filter": body.filters,
+            "weights": tuple(body.weights) if body.weights is not None else None}
+    return args if body.fusion is None else {**args, "fusion": body.fusion}
+
+
+def _timings(started: float) -> dict:
+    total = time.perf_counter() - started
+    encode = min(encode_seconds(), total)
+    return {"encode_ms": round(encode * 1000, 3), "search_ms": round((total - encode) * 1000, 3),
+            "total_ms": round(total * 1000, 3)}
+
+
+@router.post("/v1/indexes/{name}/search", tags=["indexes"])
+def search(name: str, body: SearchRequest, request: Request) -> dict:
+    """Top-k hits for `query` (→ `hits`) or for each of `queries` (→ `results`, one encode
+    call). `timings`: encoding the queries (waiting for a shared batch included) and the rest."""
+    svc = service_of(request)
+    queries, single = one_or_many(body.query, body.queries, svc.config.limits)
+    check_k(body.k, svc.config.limits)
+    index = svc.indexes.get(name)
+    encode_seconds(reset=True)
+    started = time.perf_counter()
+    found = index.search(queries[0] if single else queries, body.k, per_chunk=body.per_chunk,
+                         **_search_args(body))
+    timings = _timings(started)
+    lists = [found] if single else found
+
+    def hits(query: str, ranked) -> list[dict]:
+        return [hit_json(h, highlight_spans(query, h.text) if body.highlight else None)
+                for h in ranked]
+
+    results = [{"hits": hits(q, ranked)} for q, ranked in zip(queries, lists, strict=True)]
+    out = results[0] if single else {"results": results}
+    return {**out, "model": index.manifest["encoder"]["name"], "timings": timings}
+
+
+@router.post("/v1/indexes/{name}/context", tags=["rag"])
+def context(name: str, body: ContextRequest, request: Request) -> dict:
+    """The RAG retrieval step: the top `k` chunks, deduplicated, at most `max_chunks_per_doc`
+    per document, packed in rank order into `max_tokens` tokens of the index encoder's
+    tokenizer, each with a citation; `prompt` cites them as "[1] …"."""
+    svc = service_of(request)
+    limits = svc.config.limits
+    one_or_many(body.query, None, limits)
+    check_k(body.k, limits)
+    if body.max_tokens > limits.max_context_tokens:
+        raise ApiError(422, f"max_tokens={body.max_tokens} is over the limit of "
+                            f"{limits.max_context_tokens} (max_context_tokens)")
+    index = svc.indexes.get(name)
+    encode_seconds(reset=True)
+    started = time.perf_counter()
+    hits = index.search(body.query, body.k, per_chunk=True, **_search_args(body))
+    timings = _timings(started)
+    packed = pack_context(hits, token_counter(index.encoder), body.max_tokens,
+                          body.max_chunks_per_doc)
+    out = packed.to_dict()
+    for chunk in out["chunks"]:
+        chunk["source"] = chunk["metadata"].get("source") or chunk["metadata"].get("url") \
+            or chunk["title"] or chunk["doc_id"]
+    return {**out, "model": index.manifest["encoder"]["name"], "timings": timings}
