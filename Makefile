@@ -1,13 +1,14 @@
-# Two commands for a fresh machine: `make app` and `make test` (see README.md).
+# Commands for a fresh machine: `make app`, `make serve` and `make test` (see README.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INDEX_ROOT ?= indexes
 DEFAULT_INDEX := $(INDEX_ROOT)/bbc-news
 PORT ?= 8501
+SERVE_PORT ?= 8000
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: app test test-fast lint venv default-index clean
+.PHONY: app serve test test-fast lint venv default-index clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +34,10 @@ default-index: $(VENV)/.runtime-installed
 app: default-index
 	BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
+
+# The HTTP retrieval service over every index under INDEX_ROOT (docs at /docs, see docs/API.md).
+serve: default-index
+	$(BIN)/python -m service --port $(SERVE_PORT) --index-root $(INDEX_ROOT)
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest --durations=25
