@@ -25,10 +25,13 @@ def heads_key(name: str) -> str:
     return f"mlm-heads:{name}"
 
 
-def mlm_heads_job(name: str, *, steps: int | None = None, threads: int | None = None) -> JobSpec:
-    """Train bundled model `name`'s MLM + NSP heads (`python -m training mlm-heads NAME`). The
-    same command continues a stopped attempt from its last checkpoint (every 50 steps)."""
+def mlm_heads_job(name: str, *, steps: int | None = None, fingerprint: str | None = None,
+                  threads: int | None = None) -> JobSpec:
+    """Train bundled model `name`'s MLM + NSP heads (`python -m training mlm-heads NAME`), for
+    the weights of `fingerprint` where given. The same command continues a stopped attempt from
+    its last checkpoint (every 50 steps)."""
     argv = training_command("mlm-heads", name, *(("--steps", str(steps)) if steps else ()),
+                            *(("--fingerprint", fingerprint) if fingerprint else ()),
                             threads=threads)
     return JobSpec("mlm-heads", heads_key(name), f"Train {name}'s MLM + NSP heads", argv,
                    resume_argv=argv, cwd=str(REPO),

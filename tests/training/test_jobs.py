@@ -14,13 +14,12 @@ import pytest
 from common.jobs import JobRunner, JobState
 from training.jobs import fit_job, heads_key, mlm_heads_job, mlm_job, saved_step
 
-pytestmark = pytest.mark.slow  # real `python -m training` processes: seconds of imports each
-
 TEXTS = ["The cat sat on the mat. The dog ran in the park. Birds sing in the morning.",
          "Stocks fell sharply today. Investors worried about rates. Banks lost the most.",
          "The team won the final. Fans filled the streets. The coach thanked everyone."] * 8
 
 
+@pytest.mark.slow  # real `python -m training` processes: seconds of imports each
 def test_killed_mlm_job_fails_then_resumes_from_its_checkpoint(tiny_model_dir, tmp_path,
                                                               monkeypatch):
     monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
@@ -54,8 +53,9 @@ def test_killed_mlm_job_fails_then_resumes_from_its_checkpoint(tiny_model_dir, t
 
 
 def test_job_specs_name_their_command_and_how_it_resumes(tmp_path):
-    heads = mlm_heads_job("minilm", steps=5)
-    assert heads.argv[1:] == ("-m", "training", "mlm-heads", "minilm", "--steps", "5")
+    heads = mlm_heads_job("minilm", steps=5, fingerprint="abc")
+    assert heads.argv[1:] == ("-m", "training", "mlm-heads", "minilm", "--steps", "5",
+                              "--fingerprint", "abc")
     assert heads.resume_argv == heads.argv and heads.key == heads_key("minilm")
     fit = fit_job(tmp_path / "run", ["--config", "recipes/x.json"], threads=1)
     assert fit.argv[3:] == ("--threads", "1", "fit", "--config", "recipes/x.json", "--out",
@@ -63,3 +63,16 @@ def test_job_specs_name_their_command_and_how_it_resumes(tmp_path):
     assert fit.resume_argv == (*fit.argv, "--resume") and fit.outputs["run"] == str(tmp_path /
                                                                                      "run")
     assert saved_step(tmp_path / "nothing") is None
+
+
+def test_mlm_heads_command_trains_for_the_fingerprint_given(run_cli, monkeypatch, tmp_path):
+    """The page's job passes its model's fingerprint: heads cached for other weights are
+    trained again instead of reported ready."""
+    import training.mlm.bundled as bundled
+
+    seen = []
+    monkeypatch.setattr(bundled, "ensure_bundled_heads", lambda name, steps=None,
+                        fingerprint=None: seen.append((name, steps, fingerprint)) or tmp_path)
+    run = run_cli("training", "mlm-heads", "minilm", "--fingerprint", "abc")
+    assert run.code == 0 and seen == [("minilm", None, "abc")]
+    assert f"heads ready in {tmp_path}" in run.out

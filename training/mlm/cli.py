@@ -18,6 +18,8 @@ def add_parsers(sub) -> None:
     h = sub.add_parser("mlm-heads", help="train a bundled model's MLM + NSP heads once (cached)")
     h.add_argument("name", help="minilm or e5-multilingual")
     h.add_argument("--steps", type=POSITIVE, help="optimizer steps (default: the recipe's)")
+    h.add_argument("--fingerprint", help="the model's fingerprint: cached heads trained for other "
+                   "weights are trained again (the app passes its model's)")
 
     x = sub.add_parser("mlm-experiment", help="mask-ratio, nsp, fill-mask or domain")
     x.add_argument("kind", choices=EXPERIMENTS)
@@ -96,7 +98,8 @@ def run_mlm(args: argparse.Namespace) -> None:
 def run_heads(args: argparse.Namespace) -> None:
     from .bundled import ensure_bundled_heads
 
-    print(f"heads ready in {ensure_bundled_heads(args.name, steps=args.steps)}")
+    folder = ensure_bundled_heads(args.name, steps=args.steps, fingerprint=args.fingerprint)
+    print(f"heads ready in {folder}")
 
 
 def run_experiment(args: argparse.Namespace) -> None:
