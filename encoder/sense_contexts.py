@@ -101,6 +101,8 @@ BANK = SenseContexts("bank", "minilm", (
         "The canoe drifted toward the muddy river bank.",
         "Fishermen lined the bank of the stream at dawn.",
         "The flood washed away part of the bank near the bridge.",
+        "The otter slid down the bank into the water.",
+        "Reeds grew thick along the west bank of the river.",
     ),
     *_label(
         "money",
@@ -108,6 +110,8 @@ BANK = SenseContexts("bank", "minilm", (
         "The bank raised its interest rates on loans.",
         "She asked the bank for a mortgage on the house.",
         "The central bank cut rates to support the economy.",
+        "The bank approved his loan on Friday.",
+        "He opened a savings account at a local bank.",
     ),
 ), "written for this demo")
 

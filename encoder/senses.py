@@ -164,13 +164,18 @@ def sense_separation(
     accuracy = hits.mean(axis=1)
     distance = np.clip(1 - unit @ unit.transpose(0, 2, 1), 0, 2)
     distance[:, np.arange(c), np.arange(c)] = 0
-    silhouette = np.array([silhouette_score(d, codes, metric="precomputed") for d in distance])
+    if len(set(labels)) < c:  # a silhouette needs a sense with two contexts
+        silhouette = np.array([silhouette_score(d, codes, metric="precomputed")
+                               for d in distance])
+    else:
+        silhouette = np.full(len(accuracy), np.nan)
     best = int(np.lexsort((-silhouette, -accuracy))[0])
 
     raw = _unit(np.asarray(vectors, dtype=np.float64)).transpose(1, 0, 2)
     cos = raw @ raw.transpose(0, 2, 1)
     same = (codes[:, None] == codes[None]) & ~np.eye(c, dtype=bool)
-    within, between = cos[:, same].mean(axis=1), cos[:, codes[:, None] != codes[None]].mean(axis=1)
+    between = cos[:, codes[:, None] != codes[None]].mean(axis=1)
+    within = cos[:, same].mean(axis=1) if same.any() else np.full(len(cos), np.nan)
 
     p_value = None
     if labellings(labels) * ALPHA > 1:

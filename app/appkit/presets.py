@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from encoder.sense_contexts import APPLE, BANK, PINGGUO
+
 
 @dataclass(frozen=True)
 class SentencePreset:
@@ -30,23 +32,11 @@ class WordPreset:
     model: str = "minilm"
 
 
+# "sense | text" lines: the page measures how well the layers separate the senses
 DISAMBIGUATION_PRESETS: dict[str, WordPreset] = {
-    "English: apple (pie vs iPhone)": WordPreset("apple", (
-        "I baked an apple pie with fresh fruit from the orchard.",
-        "She ate a crisp red apple for lunch.",
-        "Apple announced a new iPhone at its product launch.",
-        "Shares of Apple rose after the company reported iPhone sales.",
-    )),
-    "English: bank (river vs money)": WordPreset("bank", (
-        "We had a picnic on the grassy bank of the river.",
-        "The canoe drifted toward the muddy river bank.",
-        "I deposited my salary at the bank this morning.",
-        "The bank raised its interest rates on loans.",
-    )),
-    "中文: 苹果 (水果 vs 公司)": WordPreset("苹果", (
-        "苹果好吃，iPhone更好用。",
-        "苹果发布了新手机，iPhone更好用。",
-    ), model="e5-multilingual"),
+    "English: apple (fruit vs company)": WordPreset("apple", APPLE.lines()),
+    "English: bank (river vs money)": WordPreset("bank", BANK.lines()),
+    "中文: 苹果 (水果 vs 公司)": WordPreset("苹果", PINGGUO.lines(), model="e5-multilingual"),
 }
 
 
