@@ -56,8 +56,15 @@ class Indexes:
         return folder
 
     def lock(self, name: str) -> threading.Lock:
+        """Held while this process opens a version of `name` (readers do not wait for it)."""
         with self._guard:
             return self._locks.setdefault(name, threading.Lock())
+
+    def write_lock(self, name: str) -> threading.Lock:
+        """Held by this process's writes to `name`, one at a time (another process's writes
+        meet them in `save()`)."""
+        with self._guard:
+            return self._locks.setdefault("write:" + name, threading.Lock())
 
     def get(self, name: str) -> SemanticIndex:
         """The current version of index `name`, opened with the shared encoder of its model."""
