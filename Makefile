@@ -6,6 +6,9 @@ INDEX_ROOT ?= indexes
 DEFAULT_INDEX := $(INDEX_ROOT)/bbc-news
 PORT ?= 8501
 SERVE_PORT ?= 8000
+# Tests run on one pytest-xdist worker per core, at most 4 (`make test WORKERS=` runs them in one
+# process); each file stays on one worker (tests/conftest.py groups them).
+WORKERS ?= -n auto --maxprocesses 4 --dist loadgroup
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: app serve test test-fast lint venv default-index clean
@@ -40,12 +43,12 @@ serve: default-index
 	$(BIN)/python -m service --port $(SERVE_PORT) --index-root $(INDEX_ROOT)
 
 test: $(VENV)/.dev-installed
-	$(BIN)/python -m pytest --durations=25
+	$(BIN)/python -m pytest $(WORKERS) --durations=25
 
 # The fast lane: everything but real-model training, the real browser and the other tests that
 # load bundled models (marked slow).
 test-fast: $(VENV)/.dev-installed
-	$(BIN)/python -m pytest --durations=25 -m "not slow and not browser and not training"
+	$(BIN)/python -m pytest $(WORKERS) --durations=25 -m "not slow and not browser and not training"
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

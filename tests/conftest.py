@@ -144,3 +144,18 @@ def e5():
     from encoder import load_encoder
 
     return load_encoder("e5-multilingual")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`make test` runs on two workers (pytest-xdist, `--dist loadgroup`): each test file stays
+    on one worker (its module fixtures are set up once), the real-browser tests share one worker
+    (one Streamlit server, one default index) and so do the Ray tests (one Ray at a time)."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        if item.get_closest_marker("browser"):
+            group = "browser"
+        elif Path(path).name.startswith("test_ray"):
+            group = "ray"
+        else:
+            group = path
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -8,6 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from browser_fixtures import (  # noqa: F401  (the real-browser tests' fixtures, set up once)
+    app_url,
+    browser,
+    browser_index_root,
+    default_index,
+    tab,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "app"

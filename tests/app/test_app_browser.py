@@ -2,136 +2,22 @@
 driven by playwright; a search on the default index, the attention, disambiguation and
 pretraining charts; "Why this match", two models side by side and two indexes side by side.
 Nothing is written into the repository: screenshots go to $BERTSCOPE_HOME/test-artifacts/app/,
-and the default index is the repository's indexes/bbc-news when `make app` built it, else one
-built once under $BERTSCOPE_HOME/test-indexes/; the server's index root is a temporary folder
-that links it beside a small pair (the app tests' corpus with minilm, and rebuilt with e5)."""
-
+the fixtures (the default index, the small pair beside it, the server) are in
+browser_fixtures.py."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from browser_setup import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    ensure_chromium,
-    free_port,
-    start_streamlit,
-    wait_healthy,
+from browser_fixtures import (
+    LOAD_MS,
+    ask,
+    choose,
+    documents_in,
+    open_search_on,
+    shot,
+    wait_idle,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-
-REPO = Path(__file__).resolve().parents[2]
-MADE_BY_MAKE_APP = REPO / "indexes" / "bbc-news"  # read, never written
-LOAD_MS = 240_000  # the first view loads the encoder (and e5 may be converted) on 2 CPU cores
-
-
-@pytest.fixture(scope="session")
-def default_index() -> Path:
-    """The BBC News index `make app` builds; built outside the repository when absent (once,
-    a few minutes)."""
-    if (MADE_BY_MAKE_APP / "manifest.json").is_file():
-        return MADE_BY_MAKE_APP
-    from common import bertscope_home
-    from indexer import default_index as build
-
-    folder = bertscope_home("test-indexes") / "bbc-news"
-    build(folder)  # a no-op when present
-    return folder
-
-
-@pytest.fixture(scope="session")
-def index_root(default_index, tmp_path_factory) -> Path:
-    """The default index (linked, not copied) and a small pair for the two-index view: the app
-    tests' corpus with minilm, and the same documents rebuilt with e5-multilingual. Sorted
-    after bbc-news, so the pages still open on it."""
-    from corpus import DOCS
-
-    from indexer import build_index, rebuild_index
-
-    root = tmp_path_factory.mktemp("browser-indexes")
-    (root / "bbc-news").symlink_to(default_index.resolve(), target_is_directory=True)
-    build_index(DOCS, root / "news-minilm", model="minilm", preset="flat")
-    rebuild_index(root / "news-minilm", root / "news-e5", model="e5-multilingual")
-    return root
-
-
-@pytest.fixture(scope="session")
-def browser():
-    why = ensure_chromium()
-    if why:
-        pytest.skip(f"real-browser test skipped: {why}")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright missing: pip install -r requirements-dev.txt")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="session")
-def app_url(index_root, tmp_path_factory):
-    port = free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = {"BERTSCOPE_INDEX_ROOT": str(index_root), "HF_HUB_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false"}
-    proc = start_streamlit(REPO, port, env, log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except Exception:
-            proc.kill()
-        print(log.read_text()[-3000:])
-
-
-@pytest.fixture
-def tab(browser, app_url):
-    # Tall: Streamlit scrolls inside its own container, so a screenshot shows one viewport.
-    context = browser.new_context(viewport={"width": 1400, "height": 1700})
-    page = context.new_page()
-    page.set_default_timeout(LOAD_MS)
-    yield page
-    context.close()
-
-
-def shot(page, name: str) -> None:
-    page.wait_for_timeout(800)  # let plotly finish its transitions
-    from common import bertscope_home
-
-    folder = bertscope_home("test-artifacts", "app")
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
-
-
-def wait_idle(page) -> None:
-    """Until Streamlit has finished the current run (its status widget disappears)."""
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-
-
-def choose(page, label: str, option: str) -> None:
-    """Pick `option` in the Streamlit selectbox labelled `label`."""
-    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).click()
-    page.get_by_role("option", name=option).click()
-
-
-def open_search_on(page, app_url: str, index: str) -> None:
-    """The Search page with `index` chosen in its sidebar."""
-    page.goto(f"{app_url}/Search")
-    wait_idle(page)
-    choose(page, "Index", index)
-    wait_idle(page)
-
-
-def ask(page, query: str) -> None:
-    """Type `query` into the Search page's box and submit it."""
-    box = page.get_by_label("Query")
-    box.fill(query)
-    box.press("Enter")
 
 
 def test_home_then_search_on_the_default_index(tab, app_url):
@@ -181,11 +67,12 @@ def test_disambiguation_charts_render(tab, app_url):
     shot(tab, "07-disambiguation")
 
 
-def test_index_and_models_pages(tab, app_url):
+def test_index_and_models_pages(tab, app_url, default_index):
     tab.goto(f"{app_url}/Index")
     tab.get_by_text("Documents").first.wait_for()
     wait_idle(tab)
-    assert "2,225" in tab.locator('[data-testid="stMetric"]').first.inner_text()  # BBC News
+    shown = tab.locator('[data-testid="stMetric"]').first.inner_text()
+    assert f"{documents_in(default_index):,}" in shown  # BBC News: 2,225 or the sample
     shot(tab, "09-index")
     tab.goto(f"{app_url}/Models")
     tab.get_by_text("Bundled (offline, from pip packages)").wait_for()

