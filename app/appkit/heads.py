@@ -1,17 +1,28 @@
 """Pretraining heads on the page: say whether a model has them and why not (the library's
-`encoder.heads_status`), and train a bundled model's once, with a progress bar — never silently:
-the page asks first, and says before the button that the training runs inside this page."""
+`encoder.heads_status`), and train a bundled model's once — never silently: the page asks first.
+The training is a job (`training.jobs.mlm_heads_job`) in its own process, so it goes on when
+the page is left; the page shows its progress whenever it is open (`appkit.jobs`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from .progress import ProgressBar
+from .jobs import show_job, watch_job
+
+JOB_NOTE = (
+    "The training runs as a job in its own process on this machine: leaving this page, "
+    "closing the tab or restarting the app does not stop it, and this page shows its progress "
+    "whenever it is open. One job runs at a time on this machine; a job started while another "
+    "runs waits for it. A stopped job continues from its last checkpoint (every 50 steps). In a "
+    "terminal, `python -m training mlm-heads {name}` does the same.")
 
 
 def offer_bundled_training(encoder, status) -> None:
-    """A button that trains the bundled model's heads now, with progress; reruns when done."""
+    """The head-training job for the bundled model: a button that starts it (or resumes a
+    stopped one), or the running job's live progress with the button disabled."""
+    from common.jobs import JobRunner, JobState
     from encoder import HeadsState
+    from training.jobs import heads_key, saved_step
     from training.mlm.bundled import RECIPES
 
     recipe = RECIPES[encoder.name]
@@ -20,23 +31,35 @@ def offer_bundled_training(encoder, status) -> None:
            else f"**{encoder.name} ships without an MLM head.**")
     st.info(f"{why} BERTScope trains one once — head only, the encoder frozen — on "
             f"{recipe.description}, text its packages ship: {recipe.steps} steps ({recipe.minutes}"
-            "; the bar below shows the time left on this machine), then cached in "
+            "; the bar shows the time left on this machine once it runs), then cached in "
             "`$BERTSCOPE_HOME/heads`.")
-    st.warning(
-        "The training runs inside this page, while it is open: leaving the page or changing "
-        "any control on it stops the training. What it saved (a checkpoint every 50 steps) is "
-        "kept, and pressing the button again continues from there. To train without keeping "
-        f"the page open, run `python -m training mlm-heads {encoder.name}` in a terminal "
-        "instead, then reload this page.")
-    if not st.button(f"Train {encoder.name}'s MLM + NSP heads now", key="train-heads"):
+    runner = JobRunner()
+    job = runner.latest(heads_key(encoder.name))
+    label = f"Train {encoder.name}'s MLM + NSP heads now"
+    if job is not None and job.active:
+        watch_job(job.id, f"Training {encoder.name}'s heads…")
         return
-    from training.mlm.bundled import ensure_bundled_heads
+    st.caption(JOB_NOTE.format(name=encoder.name))
+    stopped = job is not None and job.state is not JobState.DONE
+    if stopped:  # failed or cancelled: say how, show the log, offer to continue
+        show_job(runner, job)
+        run = job.spec.outputs.get("run")
+        step = saved_step(run) if run else None
+        label = (f"Resume {encoder.name}'s head training from step {step}" if step
+                 else f"Train {encoder.name}'s MLM + NSP heads again")
+    if st.button(label, key="train-heads"):
+        start_heads_job(runner, encoder, job if stopped and job.can_resume else None)
+        st.rerun()
 
-    bar = ProgressBar("Training the heads (stay on this page until it finishes)", unit="steps",
-                      start="Reading the text and scoring the untrained head…")
-    ensure_bundled_heads(encoder.name, progress=bar, fingerprint=encoder.fingerprint)
-    bar.finish("Heads trained and cached.")
-    st.rerun()
+
+def start_heads_job(runner, encoder, stopped=None):
+    """Resume `stopped` (a failed or cancelled head-training job), or start a new one for the
+    encoder's weights."""
+    from training import jobs
+
+    if stopped is not None:
+        return runner.resume(stopped.id)
+    return runner.submit(jobs.mlm_heads_job(encoder.name, fingerprint=encoder.fingerprint))
 
 
 def models_with_heads(config, exclude: str) -> dict[str, str]:

@@ -1,5 +1,6 @@
 """Pretraining page: the 80/10/10 draw token by token, fill-mask bars, NSP, base vs trained;
-a bundled model without heads is offered (never silently given) a head training."""
+a bundled model without heads is offered (never silently given) a head training, which runs as
+a job (test_app_head_jobs.py)."""
 
 from __future__ import annotations
 
@@ -48,9 +49,9 @@ def test_bundled_model_without_heads_draws_and_offers_training(page, mlm_runs):
     assert "200 steps (it took between 5.6 and 18 minutes" in offer  # as seen, not garbled
     assert "on this machine's CPU" not in offer and "time left" in offer
     assert [b.label for b in at.button] == ["Train minilm's MLM + NSP heads now"]
-    warning = " ".join(texts(at.warning))  # said before the button is pressed
-    assert "leaving the page" in warning and "stops the training" in warning
-    assert "python -m training mlm-heads minilm" in warning
+    note = " ".join(texts(at.caption))  # said before the button is pressed
+    assert "runs as a job in its own process" in note and "does not stop it" in note
+    assert "python -m training mlm-heads minilm" in note
     assert not at.dataframe  # no predictions without a head
 
 
@@ -107,27 +108,3 @@ def test_model_without_heads_and_bad_input(page, mlm_runs):
     at.radio[0].set_value("Fill in [MASK]").run()
     at.text_area[0].set_value("no mask here").run()
     assert any("Write [MASK]" in t for t in texts(at.info))
-
-
-def test_train_button_trains_then_predicts(page, mlm_runs, monkeypatch):
-    """The button runs the (here: instant, stand-in) head training with progress, then the
-    page predicts with the new heads."""
-    import training.mlm.bundled as bundled
-    from encoder import load_encoder
-    from encoder.heads import bundled_heads_dir, new_heads, save_heads
-
-    calls = []
-
-    def fake_training(name, progress=None, steps=None, fingerprint=None):
-        enc = load_encoder(name)
-        progress(1, 1)
-        calls.append((name, fingerprint == enc.fingerprint))
-        return save_heads(bundled_heads_dir(name), new_heads(enc.transformer),
-                          {"mlm": True, "nsp": True, "fingerprint": enc.fingerprint})
-
-    monkeypatch.setattr(bundled, "ensure_bundled_heads", fake_training)
-    at = page("pretraining")
-    at.button[0].click().run()
-    assert calls == [("minilm", True)]  # told which weights the heads are for
-    assert_clean(at)
-    assert len(at.dataframe[0].value) > 0
