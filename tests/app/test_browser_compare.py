@@ -14,8 +14,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 K = 10
 
 
-def compare_value(page) -> str:
-    return page.get_by_role("combobox", name="Compare with").input_value()
+def expect_compare(page, value: str) -> None:
+    """'Compare with' shows `value` (waited for: the rerun may not have started yet)."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_role("combobox", name="Compare with")).to_have_value(value,
+                                                                           timeout=60_000)
 
 
 def test_ranks_of_two_indexes_sit_side_by_side(tab, app_url):
@@ -45,12 +49,13 @@ def test_ranks_of_two_indexes_sit_side_by_side(tab, app_url):
         "no two cards of a rank differ in height: the check would prove nothing"
     shot(tab, "16-search-two-indexes-rank-rows")
 
-    choose(tab, "Index", "bbc-news")  # the comparison still offered: kept
+    choose(tab, "Index", "bbc-news")  # the comparison still offered: kept, and run
+    tab.get_by_text("news-e5 against bbc-news").wait_for()
     wait_idle(tab)
-    assert compare_value(tab) == "news-e5"
+    expect_compare(tab, "news-e5")
     choose(tab, "Index", "news-e5")  # now the page's own: not offered
+    expect_compare(tab, "(none)")
     wait_idle(tab)
-    assert compare_value(tab) == "(none)"
-    choose(tab, "Index", "news-minilm")  # offered again: back
-    wait_idle(tab)
-    assert compare_value(tab) == "news-e5"
+    choose(tab, "Index", "news-minilm")  # offered again: back, and run
+    expect_compare(tab, "news-e5")
+    tab.get_by_text("news-e5 against news-minilm").wait_for()
