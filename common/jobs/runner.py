@@ -150,9 +150,11 @@ class JobRunner:
                     if ahead else "Queued: starting…")
         if job.state is JobState.RUNNING:
             p = job.progress
-            if p is None:
-                return (f"Running for {duration(job.seconds)}; the command has not reported "
-                        "progress yet.")
+            if p is None:  # loading, reading data: the log says which
+                last = next((x for x in reversed(job.log_tail(5).splitlines()) if x.strip()), "")
+                last = last if len(last) <= 120 else last[:119] + "…"
+                return (f"Running for {duration(job.seconds)}, before its first step; "
+                        f"the log's last line: “{last.strip()}”.")
             return f"Running: {progress_text(p)}."
         took = f" after {duration(job.seconds)}" if job.seconds is not None else ""
         if job.state is JobState.DONE:
