@@ -41,6 +41,11 @@ class JobProgressCallback(TrainerCallback):
     def on_step_end(self, args, state, control, **kwargs):
         self.report(state.global_step, state.max_steps, unit="steps", phase=self.phase)
 
+    def on_train_end(self, args, state, control, **kwargs):
+        # what follows (held-out scores, saving) has no steps: say the steps are behind it
+        self.report(state.global_step, state.max_steps, unit="steps",
+                    phase=f"{self.phase} finished, scoring and saving")
+
 
 def job_callbacks(phase: str = "training") -> list[TrainerCallback]:
     """`[JobProgressCallback]` when this process runs as a job, else nothing."""

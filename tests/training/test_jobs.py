@@ -76,3 +76,24 @@ def test_mlm_heads_command_trains_for_the_fingerprint_given(run_cli, monkeypatch
     run = run_cli("training", "mlm-heads", "minilm", "--fingerprint", "abc")
     assert run.code == 0 and seen == [("minilm", None, "abc")]
     assert f"heads ready in {tmp_path}" in run.out
+
+
+def test_trainer_steps_reach_the_job_progress_file(tmp_path, monkeypatch):
+    """In a job, a trainer reports its steps (from a resumed run's checkpoint step on), then
+    that what remains (held-out scores, saving) comes after the steps."""
+    from types import SimpleNamespace
+
+    from common.jobs import read_progress
+    from training.callbacks import job_callbacks
+
+    monkeypatch.delenv("BERTSCOPE_JOB_PROGRESS", raising=False)
+    assert job_callbacks() == []  # not a job: nothing written
+    monkeypatch.setenv("BERTSCOPE_JOB_PROGRESS", str(tmp_path / "progress.json"))
+    (callback,) = job_callbacks()
+    seen = []
+    for event, step in (("on_train_begin", 150), ("on_step_end", 151), ("on_train_end", 200)):
+        getattr(callback, event)(None, SimpleNamespace(global_step=step, max_steps=200), None)
+        p = read_progress(tmp_path / "progress.json")
+        seen.append((p.phase, p.done, p.total, p.unit))
+    assert seen[0] == ("training", 150, 200, "steps")
+    assert seen[2] == ("training finished, scoring and saving", 200, 200, "steps")
