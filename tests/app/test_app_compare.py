@@ -17,7 +17,7 @@ def test_disambiguation_draws_both_models_on_one_chart(page):
     names = [t["name"] for t in sim["data"]]
     first = [n for n in names if n.startswith("minilm: ")]
     second = [n for n in names if n.startswith("tiny-run: ")]
-    assert len(first) == len(second) == 4 * 3 // 2 + 1  # context pairs + baseline, each model
+    assert len(first) == len(second) == 3  # same sense, other sense, baseline: each model
     tiny_baseline = next(t for t in sim["data"] if t["name"].startswith("tiny-run: aniso"))
     assert len(values(tiny_baseline["y"])) == 3  # the tiny BERT: embeddings + 2 layers
     assert tiny_baseline["line"]["dash"] == "dashdot"

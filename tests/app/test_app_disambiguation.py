@@ -164,3 +164,18 @@ def test_long_context_is_truncated_with_a_note(page):
     assert_clean(at)
     assert any("Truncated at 256 tokens: context #1." in t for t in texts(at.warning))
     assert figures(at)
+
+
+def test_second_model_draws_its_own_scores_and_verdict(page):
+    """Compare with e5 on the apple contexts: the score chart carries both models (the second
+    dotted) and each model gets its own caption, whatever its verdict."""
+    at = page("disambiguation")
+    at.selectbox(key="dis-compare").set_value("e5-multilingual (bundled)").run()
+    assert_clean(at)
+    sep = by_title(at, "Sense separation of “apple”")
+    names = [t["name"] for t in sep["data"]]
+    assert len(names) == 8 and names[0].startswith("minilm: ")
+    assert names[4].startswith("e5-multilingual: ") and sep["data"][4]["line"]["dash"] == "dot"
+    assert len(values(sep["data"][4]["y"])) == 13
+    found = verdicts(at)
+    assert [v.split(" ")[0] for v in found] == ["minilm", "e5-multilingual"]
