@@ -36,10 +36,10 @@ def offer_bundled_training(encoder, status) -> None:
     runner = JobRunner()
     job = runner.latest(heads_key(encoder.name))
     label = f"Train {encoder.name}'s MLM + NSP heads now"
+    st.caption(JOB_NOTE.format(name=encoder.name))
     if job is not None and job.active:
         watch_job(job.id, f"Training {encoder.name}'s heads…")
         return
-    st.caption(JOB_NOTE.format(name=encoder.name))
     stopped = job is not None and job.state is not JobState.DONE
     if stopped:  # failed or cancelled: say how, show the log, offer to continue
         show_job(runner, job)

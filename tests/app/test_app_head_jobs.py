@@ -91,6 +91,7 @@ def test_the_page_starts_a_job_and_shows_its_progress(page, home, gate):
         assert "Cancel" in [b.label for b in shown.button]
         assert not [b for b in shown.button if b.label.startswith("Train minilm's")]
         assert not shown.dataframe  # no predictions yet
+        assert "leaving this page" in " ".join(texts(shown.caption))  # said while it runs too
 
     gate.touch()
     assert runner.wait(job.id, timeout=120).state is JobState.DONE
