@@ -1,7 +1,7 @@
-"""`ensure_bundled_heads`, the one call the app's Pretraining page makes: cached heads are kept,
-heads made for other weights are trained again, a stopped attempt is resumed only when its
-settings match (read from run.json, not from an error's text). The training itself is stood in
-for: these tests check what is trained, not how."""
+"""`ensure_bundled_heads`, what `python -m training mlm-heads` (the Pretraining page's job) runs:
+cached heads are kept, heads made for other weights are trained again, a stopped attempt is
+resumed only when its settings match (read from run.json, not from an error's text). The
+training itself is stood in for: these tests check what is trained, not how."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def trained(tmp_path, monkeypatch) -> list[dict]:
                         bundled.HeadRecipe((lambda: "docs",), "stub text", steps=3))
     calls: list[dict] = []
 
-    def pretrain(config, sources, held, *, resume, callbacks, save_model, heads_meta):
+    def pretrain(config, sources, held, *, resume, save_model, heads_meta, callbacks=()):
         folder = bundled_heads_dir("minilm")
         calls.append({"resume": resume, "left": sorted(p.name for p in folder.glob("*")),
                       "steps": config.max_steps, "sources": sources})

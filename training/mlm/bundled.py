@@ -9,8 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from transformers import TrainerCallback
-
 from encoder.heads import bundled_heads_dir, read_meta
 
 from ..errors import TrainingError
@@ -21,7 +19,6 @@ from .shipped import bbc_news, peoples_daily
 from .texts import Documents
 
 log = logging.getLogger("bertscope.training")
-Progress = Callable[[int, int], None]  # (step, total steps)
 
 
 @dataclass(frozen=True)
@@ -45,20 +42,12 @@ RECIPES: dict[str, HeadRecipe] = {
 }
 
 
-class _Report(TrainerCallback):
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-
-    def on_step_end(self, args, state, control, **kwargs):
-        self.progress(state.global_step, state.max_steps)
-
-
 def has_bundled_heads(name: str) -> bool:
     return read_meta(bundled_heads_dir(name)) is not None
 
 
-def ensure_bundled_heads(name: str, *, progress: Progress | None = None,
-                         steps: int | None = None, fingerprint: str | None = None) -> Path:
+def ensure_bundled_heads(name: str, *, steps: int | None = None,
+                         fingerprint: str | None = None) -> Path:
     """The cached heads of bundled model `name`; trains them first when there are none, or when
     they were trained for other weights than `fingerprint` (the model's, where given). A stopped
     attempt with the same settings is resumed from its last checkpoint; any other is cleared."""
@@ -74,7 +63,7 @@ def ensure_bundled_heads(name: str, *, progress: Progress | None = None,
         model=name, corpus=(), out=str(folder), head_only=True, nsp=True,
         max_steps=steps or recipe.steps, batch_size=recipe.batch_size,
         max_length=recipe.max_length, max_eval=256, save_steps=50, logging_steps=10,
-        show_progress=progress is None,
+        show_progress=True,  # a bar in the terminal, or in a job's log
     )
     resume = meta is None and _resumable(folder, config)
     if folder.exists() and not resume:
@@ -83,7 +72,7 @@ def ensure_bundled_heads(name: str, *, progress: Progress | None = None,
              recipe.minutes)
     pretrain_documents(
         config, [f() for f in recipe.sources], None, resume=resume,
-        callbacks=[_Report(progress)] if progress else [], save_model=False,
+        save_model=False,
         heads_meta={"corpus": recipe.description},
     )
     return folder
