@@ -34,7 +34,7 @@ def separation_figure(
                              name=f"{who}silhouette"))
     fig.add_trace(go.Scatter(x=layers, y=np.full(len(layers), chance), mode="lines",
                              line={"dash": "dashdot" if second else "dash", "color": "gray"},
-                             name=f"{who}chance (labels shuffled): {chance:.2f}"))
+                             name=f"{who}accuracy by chance (labels shuffled): {chance:.2f}"))
     fig.add_trace(go.Scatter(x=[best_layer], y=[accuracy[best_layer]], mode="markers",
                              marker={"size": 16, "symbol": "circle-open", "line": {"width": 2}},
                              name=f"{who}best layer ({best_layer})"))

@@ -40,7 +40,8 @@ def test_apple_separation_is_drawn_per_layer_and_its_verdict_captioned(page):
     sep = by_title(at, "Sense separation of “apple”")
     names = [t["name"] for t in sep["data"]]
     assert names[:2] == ["nearest-neighbour sense accuracy", "silhouette"]
-    assert names[2].startswith("chance (labels shuffled): 0.47")  # 7 of 15 others share a sense
+    # 7 of the 15 other contexts share a sense
+    assert names[2].startswith("accuracy by chance (labels shuffled): 0.47")
     accuracy = values(sep["data"][0]["y"])
     assert len(accuracy) == 7 and max(accuracy) >= 0.9
     [verdict] = verdicts(at)

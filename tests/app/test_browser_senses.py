@@ -24,7 +24,7 @@ def test_sense_separation_chart_and_verdict_render(tab, app_url):
     wait_idle(tab)
     assert "“apple”" in chart.locator(".gtitle").text_content()
     assert chart.locator(".scatterlayer .trace").count() == 4  # accuracy, silhouette, chance, best
-    assert "chance (labels shuffled)" in chart.inner_text()
+    assert "accuracy by chance (labels shuffled)" in chart.inner_text()
     chart.scroll_into_view_if_needed()
     shot(tab, "senses-01-apple-minilm")
 
