@@ -124,3 +124,18 @@ def test_minilm_separates_apple_at_some_layer(minilm):
     assert r.layers == minilm.info.layers + 1
     assert r.verdict == "separates" and r.accuracy[r.best_layer] >= 0.9
     assert r.accuracy[0] < r.accuracy[r.best_layer]  # the embedding layer cannot tell
+
+
+def test_pooling_takes_the_first_last_or_mean_subword(tiny_encoder):
+    from encoder.trajectory import find_word, word_tokens, word_trajectory
+
+    text, word = "an unbelievably crisp apple", "unbelievably"
+    h = tiny_encoder.inspect(text).hidden_states
+    idx = word_tokens(tiny_encoder.inspect(text), *find_word(text, word))
+    assert len(idx) > 1, "the test needs a word of several subwords"
+    for pooling, expected in (("first", h[:, idx[0]]), ("last", h[:, idx[-1]]),
+                              ("mean", h[:, idx].mean(axis=1))):
+        tr = word_trajectory(tiny_encoder, [text, "unbelievably so"], word, pooling=pooling)
+        np.testing.assert_allclose(tr.vectors[0], expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="Valid: mean, first, last"):
+        word_trajectory(tiny_encoder, [text, "unbelievably so"], word, pooling="max")
