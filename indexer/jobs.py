@@ -1,6 +1,6 @@
-"""Index builds as jobs (`common.jobs`): `python -m indexer rebuild|build ...` in its own process,
-with its progress in the job's progress file (`cli_progress.StageBar`). Both commands continue
-an interrupted build from the shards it encoded, so resuming is running them again."""
+"""Index builds as jobs (`common.jobs`): `python -m indexer rebuild|build|default ...` in its own
+process, with its progress in the job's progress file (`cli_progress.StageBar`). Each command
+continues an interrupted build from the shards it encoded, so resuming is running it again."""
 
 from __future__ import annotations
 
@@ -33,4 +33,15 @@ def build_job(corpus: str | Path, out: str | Path, model: str, flags: Sequence[s
                            *flags)
     return JobSpec("build", f"index:{Path(out).resolve()}",
                    title or f"Index {Path(corpus).name} with {Path(model).name}", argv,
+                   resume_argv=argv, cwd=str(REPO), outputs={"index": str(out)})
+
+
+def default_job(lang: str, out: str | Path) -> JobSpec:
+    """Build the default index of `lang` (`indexer.default`) into `out` when absent."""
+    from .default import default_corpus
+
+    corpus = default_corpus(lang)
+    argv = indexer_command("default", "--lang", lang, "--out", str(out))
+    return JobSpec("default", f"index:{Path(out).resolve()}",
+                   f"Build the default {lang} index ({corpus.folder}, {corpus.model})", argv,
                    resume_argv=argv, cwd=str(REPO), outputs={"index": str(out)})

@@ -40,3 +40,16 @@ def test_a_rebuild_job_publishes_the_index(flat_index, other_model_dir, tmp_path
     assert (job.progress.phase, job.progress.done) == ("done", 60)
     assert SemanticIndex.open(job.spec.outputs["index"]).stats().documents == 60
     assert spec.resume_argv == spec.argv  # the command resumes from its shards by itself
+
+
+def test_the_default_job_builds_that_language_into_the_folder_it_names(tmp_path):
+    from indexer.jobs import default_job
+
+    spec = default_job("zh", tmp_path / "reviews-zh")
+    assert spec.argv[1:] == ("-m", "indexer", "default", "--lang", "zh", "--out",
+                             str(tmp_path / "reviews-zh"))
+    assert spec.kind == "default" and spec.key == f"index:{(tmp_path / 'reviews-zh').resolve()}"
+    assert spec.resume_argv == spec.argv and spec.outputs == {"index": str(tmp_path / "reviews-zh")}
+    assert "e5-multilingual" in spec.title
+    with pytest.raises(ValueError, match="Invalid default corpus language 'fr'. Valid: en, zh"):
+        default_job("fr", tmp_path / "x")
