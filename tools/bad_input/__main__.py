@@ -20,13 +20,20 @@ from .workspace import Workspace  # noqa: E402
 
 
 def all_cases() -> list:
-    from . import cases_app, cases_indexer_cli, cases_library, cases_mlm_cli, cases_training_cli
+    from . import (
+        cases_app,
+        cases_indexer_cli,
+        cases_library,
+        cases_mlm_cli,
+        cases_service,
+        cases_training_cli,
+    )
 
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_mlm_cli.COMMANDS.values() for c in cs],
-            *cases_app.APP]
+            *cases_app.APP, *cases_service.SERVICE]
 
 
 def main() -> int:

@@ -8,7 +8,8 @@ HEADER = """# Bad input: what every entry point does with it
 
 Each row below was **tried**, not imagined: `python -m tools.bad_input` runs every case
 against this checkout (the CLIs in-process through their `main`, the libraries as calls, the
-app's pages through Streamlit's `AppTest`, all with the bundled `minilm`, offline) and writes
+app's pages through Streamlit's `AppTest`, the HTTP service through an in-process client, all
+with the bundled `minilm`, offline) and writes
 this file. `W` is the probe's temporary workspace (corpora good and broken, a 6-document flat
 index at `W/idx`, BEIR folders, STS files: `tools/bad_input/workspace.py`).
 

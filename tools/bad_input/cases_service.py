@@ -1,0 +1,171 @@
+"""Bad requests to the HTTP retrieval service (`python -m service`): the app, in-process through
+an httpx ASGI transport (FastAPI's TestClient), over W/service/news (a copy of W/idx), with an API
+key so the document routes are on. A 500, a body that is not the JSON error shape, or a
+traceback anywhere in the answer marks the row."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+
+from .probe import Case, Outcome
+
+KEY = "probe-key-0123456789abcdef"
+_clients: dict[str, object] = {}
+
+
+def _client(ws):
+    key = str(ws.root)
+    if key not in _clients:
+        from fastapi.testclient import TestClient
+
+        from service import ServiceConfig, create_app
+
+        root = ws.root / "service"
+        if not (root / "news").exists():
+            shutil.copytree(ws.root / "idx", root / "news")
+        app = create_app(ServiceConfig(index_root=root, api_key=KEY))
+        _clients[key] = TestClient(app, raise_server_exceptions=False)
+    return _clients[key]
+
+
+def request(method: str, path: str, body=None, *, raw: bytes | None = None,
+            key: str | None = KEY) -> Callable[..., Outcome]:
+    """A case runner: one request; its status and error message are the outcome."""
+
+    def run(ws) -> Outcome:
+        headers = {"content-type": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        content = raw if raw is not None else json.dumps(body).encode()
+        response = _client(ws).request(method, path, content=content, headers=headers)
+        code = response.status_code
+        try:
+            payload = response.json()
+        except ValueError:
+            return Outcome(f"HTTP {code}", f"not JSON: {response.text[:100]}", traceback=True,
+                           refused=True, code=code)
+        broken = "Traceback" in response.text or code >= 500
+        if code >= 400:
+            error = payload.get("error") if isinstance(payload, dict) else None
+            if not isinstance(error, dict) or set(error) != {"message", "type"}:
+                return Outcome(f"HTTP {code}", f"not the error shape: {response.text[:100]}",
+                               traceback=True, refused=True, code=code)
+            return Outcome(f"HTTP {code} {error['type']}", error["message"], traceback=broken,
+                           refused=True, code=code)
+        return Outcome(f"HTTP {code}", response.text[:120], traceback=broken, code=code)
+
+    return run
+
+
+S = "/v1/indexes/news/search"
+C = "/v1/indexes/news/context"
+D = "/v1/indexes/news/documents"
+E = "/v1/embeddings"
+X = "/v1/explain"
+Q = {"query": "football"}
+DOC = {"id": "n1", "text": "a new story"}
+
+
+ENTRY = "service (HTTP)"
+
+
+def _cases(route: str, rows: list[tuple]) -> list[Case]:
+    return [Case(ENTRY, f"{route}: {bad}", runner, expect) for bad, runner, expect in rows]
+
+
+SERVICE = [
+    *_cases("search", [
+        ("an index that is not there", request("POST", "/v1/indexes/nope/search", Q), 404),
+        ("a name with '..'", request("POST", "/v1/indexes/a..b/search", Q), 400),
+        ("an encoded '../' in the name", request("POST", "/v1/indexes/..%2Fx/search", Q), 404),
+        ("an empty query", request("POST", S, {"query": ""}), 422),
+        ("a query of spaces", request("POST", S, {"query": "   "}), 422),
+        ("a zero-width query", request("POST", S, {"query": "\u200b\u200b"}), 422),
+        ("query and queries both", request("POST", S, {"query": "a", "queries": ["b"]}), 422),
+        ("neither query nor queries", request("POST", S, {"k": 3}), 422),
+        ("queries: []", request("POST", S, {"queries": []}), 422),
+        ("300 queries (max_inputs 256)", request("POST", S, {"queries": ["a"] * 300}), 413),
+        ("a 5,000-character query", request("POST", S, {"query": "word " * 1000}), 422),
+        ("k = 0", request("POST", S, {**Q, "k": 0}), 422),
+        ("k = 10^9", request("POST", S, {**Q, "k": 10**9}), 422),
+        ("k = 'five'", request("POST", S, {**Q, "k": "five"}), 422),
+        ("mode 'psychic'", request("POST", S, {**Q, "mode": "psychic"}), 422),
+        ("three weights", request("POST", S, {**Q, "mode": "hybrid", "weights": [1, 2, 3]}),
+         422),
+        ("a negative weight", request("POST", S, {**Q, "mode": "hybrid", "weights": [-1, 1]}),
+         422),
+        ("a filter on a field the index lacks", request("POST", S, {**Q, "filters": {"x": 1}}),
+         422),
+        ("a filter value NaN", request("POST", S, raw=b'{"query": "a", "filters": '
+                                                      b'{"category": NaN}}'), 422),
+        ("a misspelt field ('qurey')", request("POST", S, {"qurey": "a"}), 422),
+        ("a body that is not JSON", request("POST", S, raw=b"{query: football"), 422),
+        ("a JSON list as the body", request("POST", S, ["football"]), 422),
+        ("a 9 MiB body (max_body_bytes 8 MiB)",
+         request("POST", S, raw=b'{"query": "' + b"a" * (9 << 20) + b'"}'), 413),
+        ("a Chinese and emoji query", request("POST", S, {"query": "苹果 🍎 football"}),
+         "accepted"),
+        ("GET instead of POST", request("GET", S), 405),
+    ]),
+    *_cases("context", [
+        ("max_tokens 0", request("POST", C, {**Q, "max_tokens": 0}), 422),
+        ("max_tokens 10^7", request("POST", C, {**Q, "max_tokens": 10**7}), 422),
+        ("max_chunks_per_doc 0", request("POST", C, {**Q, "max_chunks_per_doc": 0}), 422),
+        ("no query", request("POST", C, {"max_tokens": 100}), 422),
+        ("a budget smaller than any chunk", request("POST", C, {**Q, "max_tokens": 1}),
+         "accepted"),
+    ]),
+    *_cases("embeddings", [
+        ("a model that is not there", request("POST", E, {"model": "gpt-9", "input": "a"}), 404),
+        ("input: []", request("POST", E, {"model": "minilm", "input": []}), 422),
+        ("input: ['']", request("POST", E, {"model": "minilm", "input": [""]}), 422),
+        ("token ids instead of text", request("POST", E, {"model": "minilm",
+                                                          "input": [[101, 2054]]}), 422),
+        ("300 inputs (max_inputs 256)", request("POST", E, {"model": "minilm",
+                                                            "input": ["a"] * 300}), 413),
+        ("a 200,000-character input", request("POST", E, {"model": "minilm",
+                                                          "input": "a" * 200_000}), 422),
+        ("dimensions 7", request("POST", E, {"model": "minilm", "input": "a",
+                                             "dimensions": 7}), 422),
+        ("encoding_format 'binary'", request("POST", E, {"model": "minilm", "input": "a",
+                                                         "encoding_format": "binary"}), 422),
+        ("input_type 'document'", request("POST", E, {"model": "minilm", "input": "a",
+                                                      "input_type": "document"}), 422),
+        ("an unknown field ('user')", request("POST", E, {"model": "minilm", "input": "a",
+                                                          "user": "u1"}), "accepted"),
+    ]),
+    *_cases("documents", [
+        ("no Authorization header", request("POST", D, {"documents": [DOC]}, key=None), 401),
+        ("a wrong key", request("POST", D, {"documents": [DOC]}, key="wrong-key-000000"), 401),
+        ("documents: []", request("POST", D, {"documents": []}), "accepted"),
+        ("a document with empty text", request("POST", D, {"documents": [{"id": "e",
+                                                                          "text": ""}]}), 422),
+        ("an empty id", request("POST", D, {"documents": [{"id": "", "text": "x"}]}), 422),
+        ("a document without an id", request("POST", D, {"documents": [{"text": "x"}]}), 422),
+        ("metadata holding a list (JSON metadata: kept)", request("POST", D, {"documents": [
+            {**DOC, "metadata": {"tags": ["a", "b"]}}]}), "accepted"),
+        ("replace false on an existing id", request("POST", D, {"replace": False, "documents": [
+            {"id": "oil-1", "text": "again"}]}), 409),
+        ("1,001 documents (max_documents 1000)", request("POST", D, {"documents": [
+            {"id": f"m{i}", "text": "x"} for i in range(1001)]}), 413),
+        ("DELETE ids: [] ", request("DELETE", D, {"ids": []}), "accepted"),
+        ("DELETE ids that are not there", request("DELETE", D, {"ids": ["nope"]}), "accepted"),
+        ("DELETE an empty id", request("DELETE", D, {"ids": [""]}), 422),
+    ]),
+    *_cases("explain", [
+        ("neither index nor model", request("POST", X, {"query": "a", "passage": "b"}), 422),
+        ("both index and model", request("POST", X, {"query": "a", "passage": "b",
+                                                     "index": "news", "model": "minilm"}), 422),
+        ("steps 0", request("POST", X, {"query": "a", "passage": "b", "index": "news",
+                                        "method": "integrated-jacobians", "steps": 0}), 422),
+        ("a 3,000-character passage", request("POST", X, {"query": "a", "passage": "b " * 1500,
+                                                          "index": "news"}), 422),
+        ("an empty query", request("POST", X, {"query": "", "passage": "b",
+                                               "index": "news"}), 422),
+    ]),
+    *_cases("any route", [
+        ("a route that is not there", request("GET", "/v1/nothing"), 404),
+    ]),
+]
