@@ -4,6 +4,7 @@ import html
 
 import streamlit as st
 from appkit.config import AppConfig
+from appkit.default_zh import usages_index
 from appkit.discovery import default_position, find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.inspect_cache import word_trajectory
@@ -112,8 +113,8 @@ if not indexes:
     st.info(f"No index under {config.index_root}: build one to look up other uses of the word.")
     st.stop()
 left, right = st.columns(2)
-index_name = left.selectbox("Index", list(indexes), key="dis-index",
-                             index=default_position(list(indexes), config.default_index))
+index_name = left.selectbox("Index", list(indexes), key="dis-index", index=default_position(
+    list(indexes), usages_index(list(indexes), traj.word, config)))  # 苹果: the Chinese reviews
 anchor = right.selectbox("Context to compare with", range(len(traj.contexts)), key="dis-anchor",
                          format_func=lambda i: f"#{i + 1} {cut(traj.contexts[i], 60)}")
 index = get_index(indexes[index_name])

