@@ -57,9 +57,11 @@ def hnsw_index(_built_hnsw, tmp_path) -> Path:
     return Path(shutil.copytree(_built_hnsw, tmp_path / "hnsw"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ray_cpus():
-    """Ray builds of a test module share one Ray on 2 CPUs, started by the first of them."""
+    """Ray builds share one Ray on 2 CPUs for the whole session (the first starts it; starting
+    one per module cost seconds each), stopped at the end. `make test` keeps every Ray test on
+    one worker (tests/conftest.py)."""
     ray = pytest.importorskip("ray")
     yield 2
     if ray.is_initialized():
