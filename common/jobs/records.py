@@ -20,6 +20,7 @@ from ..atomic import write_json_atomic
 
 FORMAT = 1
 SPEC_FILE, STATE_FILE, LOG_FILE, CANCEL_FILE = "job.json", "state.json", "log.txt", "cancel"
+SUPERVISOR_MARK = "[job]"  # starts the lines the supervisor itself writes into the log
 
 
 class JobState(StrEnum):

@@ -18,6 +18,7 @@ from .progress import PROGRESS_FILE, JobProgress, read_progress
 from .records import (
     CANCEL_FILE,
     LOG_FILE,
+    SUPERVISOR_MARK,
     JobSpec,
     JobState,
     JobStatus,
@@ -151,10 +152,12 @@ class JobRunner:
         if job.state is JobState.RUNNING:
             p = job.progress
             if p is None:  # loading, reading data: the log says which
-                last = next((x for x in reversed(job.log_tail(5).splitlines()) if x.strip()), "")
+                said = [x.strip() for x in job.log_tail(5).splitlines()
+                        if x.strip() and not x.startswith(SUPERVISOR_MARK)]
+                last = said[-1] if said else ""
                 last = last if len(last) <= 120 else last[:119] + "…"
-                return (f"Running for {duration(job.seconds)}, before its first step; "
-                        f"the log's last line: “{last.strip()}”.")
+                return (f"Running for {duration(job.seconds)}, before its first step; " + (
+                    f"the log's last line: “{last}”." if last else "nothing logged yet."))
             return f"Running: {progress_text(p)}."
         took = f" after {duration(job.seconds)}" if job.seconds is not None else ""
         if job.state is JobState.DONE:

@@ -23,6 +23,7 @@ from .progress import PROGRESS_ENV, PROGRESS_FILE
 from .records import (
     CANCEL_FILE,
     LOG_FILE,
+    SUPERVISOR_MARK,
     JobState,
     JobStatus,
     observed_status,
@@ -91,7 +92,7 @@ def run(folder: Path, status: JobStatus, stop: list[int]) -> JobStatus:
     """Run the command; the status it ended with."""
     spec = read_spec(folder)[0]
     started = time.time()
-    print(f"[job] started {time.strftime('%Y-%m-%d %H:%M:%S')}: {' '.join(spec.argv)}",
+    print(f"{SUPERVISOR_MARK} started {time.strftime('%Y-%m-%d %H:%M:%S')}: {' '.join(spec.argv)}",
           flush=True)
     env = {**os.environ, PROGRESS_ENV: str(folder / PROGRESS_FILE)}
     try:
@@ -116,7 +117,7 @@ def run(folder: Path, status: JobStatus, stop: list[int]) -> JobStatus:
              JobState.DONE if code == 0 else JobState.FAILED)
     message = {JobState.DONE: "done", JobState.CANCELLED: "cancelled"}.get(
         state, f"killed by signal {-code}" if code < 0 else f"exit status {code}")
-    print(f"[job] {state.value} after {ended - started:.1f} s ({message})", flush=True)
+    print(f"{SUPERVISOR_MARK} {state.value} after {ended - started:.1f} s ({message})", flush=True)
     return replace(status, state=state, ended=ended, returncode=code, message=message)
 
 

@@ -90,6 +90,8 @@ def test_one_at_a_time_in_order_with_the_queue_said(runner, tmp_path):
     assert (second.state, third.state) == (JobState.QUEUED, JobState.QUEUED)
     assert second.status.child is None and not (tmp_path / "b").exists()
     assert runner.describe(second).startswith("Queued behind “first” (running): one job runs")
+    said = runner.describe(runner.get(first.id))
+    assert said.endswith("before its first step; nothing logged yet.") or "starting" in said
     said = until(lambda: "starting" in (d := runner.describe(runner.get(first.id))) and d)
     assert said.endswith("before its first step; the log's last line: “starting from step 0”.")
     gate.touch()
