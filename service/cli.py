@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -25,6 +27,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-wait-ms", type=float, default=2.0, help="how long a batch waits "
                    "for more requests (default 2 ms)")
     p.add_argument("--max-batch", type=int, default=64, help="texts in one batch (default 64)")
+    p.add_argument("--workers", type=int, default=1, help="server processes (each loads its "
+                   "own encoders; every one sees each write at its next request)")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p.parse_args(argv)
 
@@ -49,16 +53,49 @@ def main(argv: list[str] | None = None) -> int:
     if not args.index_root.is_dir():
         print(f"warning: --index-root {args.index_root} does not exist yet; no index is served "
               "until one is built there", file=sys.stderr)
-    config = ServiceConfig(index_root=args.index_root,
-                           api_key=read_key(args.api_key_file) if args.api_key_file else None,
-                           batching=not args.no_batching, max_batch_texts=args.max_batch,
-                           max_wait_ms=args.batch_wait_ms)
-    logging.basicConfig(level=args.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.workers < 1:
+        raise SystemExit("error: --workers must be >= 1")
+    settings = {"index_root": str(args.index_root), "batching": not args.no_batching,
+                "max_batch_texts": args.max_batch, "max_wait_ms": args.batch_wait_ms,
+                "api_key_file": str(args.api_key_file) if args.api_key_file else None,
+                "log_level": args.log_level}
+    config = config_from(settings)  # a bad key file fails here, before any worker starts
     import uvicorn
 
+    options = {"host": args.host, "port": args.port, "access_log": False,
+               "log_level": args.log_level}
+    if args.workers == 1:
+        from .app import create_app
+
+        logs(args.log_level)
+        uvicorn.run(create_app(config), **options)
+    else:  # each worker process builds its app from the settings (uvicorn imports a factory)
+        os.environ[SETTINGS] = json.dumps(settings)
+        uvicorn.run("service.cli:app_from_env", factory=True, workers=args.workers, **options)
+    return 0
+
+
+SETTINGS = "BERTSCOPE_SERVICE_SETTINGS"
+
+
+def config_from(settings: dict) -> ServiceConfig:
+    key_file = settings["api_key_file"]
+    return ServiceConfig(index_root=Path(settings["index_root"]),
+                         api_key=read_key(Path(key_file)) if key_file else None,
+                         batching=settings["batching"],
+                         max_batch_texts=settings["max_batch_texts"],
+                         max_wait_ms=settings["max_wait_ms"])
+
+
+def logs(level: str) -> None:
+    logging.basicConfig(level=level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def app_from_env():
+    """A worker's app (`--workers N`), from the settings the parent put in the environment."""
     from .app import create_app
 
-    uvicorn.run(create_app(config), host=args.host, port=args.port, access_log=False,
-                log_level=args.log_level)
-    return 0
+    settings = json.loads(os.environ[SETTINGS])
+    logs(settings["log_level"])
+    return create_app(config_from(settings))

@@ -1,0 +1,58 @@
+"""`python -m service`'s flags: a bad key file or port is one error line before anything starts;
+with --workers 2 a write made through one worker is seen by every worker's next search."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+from conftest import KEY, REPO, free_port, wait_ready
+
+from service.cli import main
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--port", "70000"], "not a port"),
+    (["--workers", "0"], "--workers"),
+    (["--max-batch", "0"], "--max-batch"),
+    (["--api-key-file", "{short}"], "at least 16 characters"),
+    (["--api-key-file", "{missing}"], "--api-key-file"),
+])
+def test_bad_flags_are_one_error_line(tmp_path, argv, says):
+    (tmp_path / "short").write_text("abc\n")
+    argv = [a.format(short=tmp_path / "short", missing=tmp_path / "none") for a in argv]
+    with pytest.raises(SystemExit) as stopped:
+        main(["--index-root", str(tmp_path), *argv])
+    assert str(stopped.value).startswith("error: ") and says in str(stopped.value)
+
+
+@pytest.mark.slow  # two server processes, each importing torch and loading the encoder
+def test_every_worker_sees_a_write(index_root, tmp_path):
+    (tmp_path / "key").write_text(KEY)
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "--port", str(port), "--index-root", str(index_root),
+         "--api-key-file", str(tmp_path / "key"), "--workers", "2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, lambda: process.poll() is None)
+        body = {"query": "quokka", "k": 5, "mode": "bm25"}
+        with httpx.Client(base_url=url, timeout=60) as before:  # both workers open the index
+            for _ in range(6):
+                assert before.post("/v1/indexes/writable/search", json=body).json()["hits"] == []
+        with httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {KEY}"}
+                          ) as writer:
+            added = writer.post("/v1/indexes/writable/documents",
+                                json={"documents": [{"id": "q1", "text": "a quokka smiled"}]})
+            assert added.status_code == 200, added.text
+        for _ in range(8):  # a new connection each: spread over the workers
+            hits = httpx.post(f"{url}/v1/indexes/writable/search", json=body).json()["hits"]
+            assert [h["doc_id"] for h in hits] == ["q1"]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
