@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -38,16 +39,18 @@ class JobProgress:
 class ProgressFile:
     """`report = ProgressFile(path)`, then `report(done, total, unit=..., phase=...)`."""
 
-    def __init__(self, path: str | Path, *, every_s: float = 1.0) -> None:
+    def __init__(self, path: str | Path, *, every_s: float = 1.0,
+                 clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self.every_s = every_s
+        self.clock = clock
         self.written = 0.0
         self.phase: str | None = None
         self.since: tuple[float, int] = (0.0, 0)  # (time, done) at the phase's first report
 
     def __call__(self, done: int, total: int | None, *, unit: str = "", phase: str = "",
                  eta_s: float | None = None) -> None:
-        now = time.time()
+        now = self.clock()
         if phase != self.phase:
             self.phase, self.since = phase, (now, done)
         elif now - self.written < self.every_s and (total is None or done < total):

@@ -191,15 +191,39 @@ def test_resuming_needs_a_stopped_resumable_job(runner, tmp_path):
         runner.resume(failed.id)
 
 
-def test_progress_file_rate_counts_only_this_process(tmp_path, monkeypatch):
+def test_progress_file_rate_counts_only_this_process(tmp_path):
     """A resumed run starts at its checkpoint's step: the time left comes from the steps made
-    since, not from the ones read back."""
-    clock = iter([100.0, 110.0])
-    monkeypatch.setattr(time, "time", lambda: next(clock))
-    report = ProgressFile(tmp_path / "p.json")
+    since, not from the ones read back; reports closer than a second apart are skipped."""
+    clock = iter([100.0, 100.5, 110.0])
+    report = ProgressFile(tmp_path / "p.json", clock=lambda: next(clock))
     report(150, 200, unit="steps", phase="training")
+    report(151, 200, unit="steps", phase="training")  # half a second later: not written
+    assert read_progress(tmp_path / "p.json").done == 150
     report(160, 200, unit="steps", phase="training")
     p = read_progress(tmp_path / "p.json")
-    assert (p.done, p.total, p.fraction) == (160, 200, 0.8)
+    assert (p.done, p.total, p.fraction, p.at) == (160, 200, 0.8, 110.0)
     assert p.eta_s == pytest.approx(40.0)  # 10 steps in 10 s, 40 to go
     assert read_progress(tmp_path / "missing.json") is None
+
+
+def test_a_recycled_pid_is_not_taken_for_the_job(tmp_path):
+    """A dead supervisor's pid given to another process (here: this one) does not make the job
+    look alive: its start time differs."""
+    from common.jobs.records import (
+        JobStatus,
+        observed_status,
+        process_ticks,
+        write_spec,
+        write_status,
+    )
+
+    me = os.getpid()
+    write_spec(tmp_path, "x", fake(tmp_path / "a"), time.time(), None)
+    write_status(tmp_path, JobStatus(JobState.RUNNING, pid=me, pgid=me,
+                                     ticks=process_ticks(me) + 1))
+    assert observed_status(tmp_path).state is JobState.FAILED
+    write_status(tmp_path, JobStatus(JobState.RUNNING, pid=me, pgid=me, ticks=process_ticks(me)))
+    assert observed_status(tmp_path).state is JobState.RUNNING
+    (tmp_path / "cancel").touch()
+    write_status(tmp_path, JobStatus(JobState.RUNNING, pid=me, pgid=me, ticks=1))
+    assert observed_status(tmp_path).state is JobState.CANCELLED  # dead, and a cancel was asked
