@@ -69,6 +69,9 @@ def test_a_slice_built_with_e5_finds_phones_and_filters_by_label(reviews, tmp_pa
     assert all("手机" in h.text or "苹果" in h.text for h in top), [h.text for h in top]
     assert sum("手机" in h.text for h in top) >= 2, [h.text for h in top]  # measured: 2 of 5
     assert all("手机" in h.text for h in index.search("手机", k=5))
+    # what the Search page draws its filter from: a multiselect of the two labels
+    assert index.stats().metadata_fields == {"label": "str"}
+    assert sorted(index.field_values("label")) == ["neg", "pos"]
     for label in ("pos", "neg"):
         hits = index.search("苹果手机", k=10, filter={"label": label})
         assert len(hits) == 10 and {h.metadata["label"] for h in hits} == {label}
