@@ -23,7 +23,7 @@ def rebuild_job(source: str | Path, out: str | Path, model: str, flags: Sequence
     return JobSpec("rebuild", f"index:{Path(out).resolve()}",
                    title or f"Re-index {Path(source).name} with {Path(model).name}", argv,
                    resume_argv=argv, cwd=str(REPO),
-                   outputs={"index": str(out), "source": str(source)})
+                   outputs={"index": str(out), "source": str(source), "model": str(model)})
 
 
 def build_job(corpus: str | Path, out: str | Path, model: str, flags: Sequence[str] = (),

@@ -220,3 +220,21 @@ def flag_values(flags: dict[str, Any]) -> dict[str, Any]:
     """FitConfig fields set by the setting flags present in `flags` (dest -> value as parsed)."""
     return {s.field: s.from_flag(flags[s.dest]) for s in FLAG_SETTINGS
             if flags.get(s.dest) is not None}
+
+
+def setting_flags(values: dict[str, Any]) -> list[str]:
+    """The `fit` flags that set these FitConfig fields (field -> value), in the table's order:
+    what a page hands the command line. A true bool is its flag and a false one nothing (a flag
+    cannot turn a recipe's true off); None (not set) and settings without a flag give nothing."""
+    flags: list[str] = []
+    for s in FLAG_SETTINGS:
+        if s.field not in values or s.field == "show_progress":
+            continue
+        value = values[s.field]
+        if s.rule.kind is bool:
+            flags += [s.flag] if value else []
+        elif s.field == "prompt":
+            flags += [s.flag, "none" if value is None else str(value)]
+        elif value is not None:
+            flags += [s.flag, str(value)]
+    return flags

@@ -5,6 +5,8 @@ not stop it, and the page shows it again from disk when it is next opened."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from common.jobs import Job, JobRunner, JobState
@@ -30,14 +32,17 @@ def show_job(runner: JobRunner, job: Job) -> None:
 
 
 @st.fragment(run_every=EVERY_S)
-def watch_job(job_id: str, busy_label: str) -> None:
-    """An active job, redrawn every `EVERY_S` s: its state, a disabled `busy_label` button (the
-    work is under way) and Cancel. When it ends, the whole page runs again to use what it made."""
+def watch_job(job_id: str, busy_label: str, extra: Callable[[Job], None] | None = None) -> None:
+    """An active job, redrawn every `EVERY_S` s: its state, `extra(job)` (what else the page
+    draws from it, e.g. its curves), a disabled `busy_label` button (the work is under way) and
+    Cancel. When it ends, the whole page runs again to use what it made."""
     runner = JobRunner()
     job = runner.get(job_id)
     if not job.active:
         st.rerun()
     show_job(runner, job)
+    if extra is not None:
+        extra(job)
     left, right = st.columns(2)
     left.button(busy_label, disabled=True, key=f"busy-{job_id}",
                 help="A job is running it; this button comes back when it ends.")

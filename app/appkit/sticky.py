@@ -22,3 +22,9 @@ def sticky_selectbox(label: str, options: Sequence[str], *, key: str, help: str 
         st.session_state[wanted] = st.session_state[key]
 
     return st.sidebar.selectbox(label, list(options), key=key, on_change=remember, help=help)
+
+
+def prefer(key: str, option: str) -> None:
+    """Make `option` the choice of the sticky selectbox `key` the next time a page draws it
+    (another page sends the user there with it chosen)."""
+    st.session_state[f"{key}-wanted"] = option
