@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from common.jobs import Job, JobRunner, JobState
+
 from .jobs import show_job, watch_job
 
 JOB_NOTE = (
@@ -20,7 +22,6 @@ JOB_NOTE = (
 def offer_bundled_training(encoder, status) -> None:
     """The head-training job for the bundled model: a button that starts it (or resumes a
     stopped one), or the running job's live progress with the button disabled."""
-    from common.jobs import JobRunner, JobState
     from encoder import HeadsState
     from training.jobs import heads_key, saved_step
     from training.mlm.bundled import RECIPES
@@ -52,7 +53,7 @@ def offer_bundled_training(encoder, status) -> None:
         st.rerun()
 
 
-def start_heads_job(runner, encoder, stopped=None):
+def start_heads_job(runner: JobRunner, encoder, stopped: Job | None = None) -> Job:
     """Resume `stopped` (a failed or cancelled head-training job), or start a new one for the
     encoder's weights."""
     from training import jobs
