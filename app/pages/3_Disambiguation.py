@@ -113,8 +113,9 @@ if not indexes:
     st.info(f"No index under {config.index_root}: build one to look up other uses of the word.")
     st.stop()
 left, right = st.columns(2)
-index_name = left.selectbox("Index", list(indexes), key="dis-index", index=default_position(
-    list(indexes), usages_index(list(indexes), traj.word, config)))  # 苹果: the Chinese reviews
+first = usages_index(list(indexes), traj.word, config)  # 苹果: the Chinese reviews, if built
+index_name = left.selectbox("Index", list(indexes), key=f"dis-index-{first}",
+                            index=default_position(list(indexes), first))
 anchor = right.selectbox("Context to compare with", range(len(traj.contexts)), key="dis-anchor",
                          format_func=lambda i: f"#{i + 1} {cut(traj.contexts[i], 60)}")
 index = get_index(indexes[index_name])

