@@ -156,7 +156,7 @@ class JobRunner:
                         if x.strip() and not x.startswith(SUPERVISOR_MARK)]
                 last = said[-1] if said else ""
                 last = last if len(last) <= 120 else last[:119] + "…"
-                return (f"Running for {duration(job.seconds)}, before its first step; " + (
+                return (f"Running for {duration(job.seconds)}, no progress reported yet; " + (
                     f"the log's last line: “{last}”." if last else "nothing logged yet."))
             return f"Running: {progress_text(p)}."
         took = f" after {duration(job.seconds)}" if job.seconds is not None else ""

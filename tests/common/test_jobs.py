@@ -91,9 +91,9 @@ def test_one_at_a_time_in_order_with_the_queue_said(runner, tmp_path):
     assert second.status.child is None and not (tmp_path / "b").exists()
     assert runner.describe(second).startswith("Queued behind “first” (running): one job runs")
     said = runner.describe(runner.get(first.id))
-    assert said.endswith("before its first step; nothing logged yet.") or "starting" in said
+    assert said.endswith("no progress reported yet; nothing logged yet.") or "starting" in said
     said = until(lambda: "starting" in (d := runner.describe(runner.get(first.id))) and d)
-    assert said.endswith("before its first step; the log's last line: “starting from step 0”.")
+    assert said.endswith("no progress reported yet; the log's last line: “starting from step 0”.")
     gate.touch()
     jobs = [runner.wait(j.id, timeout=30) for j in (first, second, third)]
     assert [j.state for j in jobs] == [JobState.DONE] * 3
