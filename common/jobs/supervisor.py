@@ -70,12 +70,13 @@ def supervise(folder: Path, told: int) -> None:
     stop: list[int] = []
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
     lock = FileLock(folder.parent / LOCK_FILE)
+    passed: set[str] = set()
     while not lock.held:
         if stop or (folder / CANCEL_FILE).exists():
             write_status(folder, replace(status, state=JobState.CANCELLED, ended=time.time(),
                                          message="cancelled while queued"))
             return
-        if first_in_line(folder):
+        if first_in_line(folder, passed):
             try:
                 lock.acquire(wait=0)
             except LockBusy:
@@ -121,18 +122,24 @@ def run(folder: Path, status: JobStatus, stop: list[int]) -> JobStatus:
     return replace(status, state=state, ended=ended, returncode=code, message=message)
 
 
-def first_in_line(folder: Path) -> bool:
-    """True when no live queued job was created before the one in `folder`."""
+def first_in_line(folder: Path, passed: set[str] | None = None) -> bool:
+    """True when no live queued job was created before the one in `folder`. `passed` collects
+    the jobs that can never again be ahead of it (created after it, or ended), so that a poll
+    reads only the others."""
+    passed = set() if passed is None else passed
     mine = (read_spec(folder)[1], folder.name)
     for other in folder.parent.iterdir():
-        if other == folder or not other.is_dir():
+        if other == folder or other.name in passed or not other.is_dir():
             continue
         try:
             ahead = (read_spec(other)[1], other.name) < mine
         except (OSError, ValueError, KeyError):
             continue  # being written, or not a job
-        if ahead and observed_status(other).state is JobState.QUEUED:
+        state = observed_status(other).state if ahead else None
+        if state is JobState.QUEUED:
             return False
+        if state is None or not state.active:
+            passed.add(other.name)
     return True
 
 
