@@ -1,8 +1,9 @@
 """Dynamic batching: texts that concurrent requests ask one encoder for are encoded in one call.
 
-As text-embeddings-inference does, one worker thread per encoder takes the first waiting request,
+As text-embeddings-inference does, a worker thread of the encoder takes the first waiting request,
 then every request that arrives within `max_wait_s` (or is already queued) up to `max_texts`
-texts, and encodes them together; each request gets its own rows back. An idle server adds at
+texts, and encodes them together; each request gets its own rows back. Two workers take turns,
+so one gathers the next batch while the other's runs. An idle server adds at
 most `max_wait_s` to a request; under load the encoder runs fewer, larger batches.
 
 `BatchedEncoder` is an `encoder.Encoder` whose `encode` goes through a `Batcher`, so an index
@@ -48,15 +49,17 @@ class Batcher:
     """Collects concurrent `submit` calls and runs them as few `encode_fn` calls as it can."""
 
     def __init__(self, encode_fn, *, max_texts: int = 64, max_wait_s: float = 0.002,
-                 name: str = "encoder") -> None:
+                 name: str = "encoder", workers: int = 2) -> None:
         self._encode = encode_fn  # (texts, prompt=..., normalize=...) -> np.ndarray
         self.max_texts = max_texts
         self.max_wait_s = max_wait_s
         self._queue: queue.Queue[_Request] = queue.Queue()
         self.calls = 0  # encode calls made (a test and the bench read them)
         self.requests = 0
-        self._thread = threading.Thread(target=self._run, name=f"batcher-{name}", daemon=True)
-        self._thread.start()
+        self._count = threading.Lock()
+        # two workers: one gathers (and tokenizes) the next batch while the other's runs
+        for i in range(workers):
+            threading.Thread(target=self._run, name=f"batcher-{name}-{i}", daemon=True).start()
 
     def submit(self, texts: list[str], *, prompt: str | None, normalize: bool) -> np.ndarray:
         request = _Request(texts, (prompt, normalize))
@@ -94,8 +97,9 @@ class Batcher:
             for r in requests:
                 r.future.set_exception(exc)
             return
-        self.calls += 1
-        self.requests += len(requests)
+        with self._count:
+            self.calls += 1
+            self.requests += len(requests)
         start = 0
         for r in requests:
             r.future.set_result(vectors[start:start + len(r.texts)])

@@ -1,0 +1,209 @@
+"""The retrieval service under concurrent load: 1, 8 and 32 clients on loopback, a fixed time
+each, for search and for /v1/embeddings (one query per request): requests/s, p50, p99, errors;
+beside the same calls in this process (the upper bound) and the service with batching off.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/serve.py --index indexes/bbc-news --seconds 10
+
+The clients are threads of this process (httpx, one connection each), on the same CPUs as the
+server: on a 2-core machine they take CPU from it, so read the figures side by side, not as the
+service's ceiling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchkit import REPO, data_dir, write_results
+
+FALLBACK = ["rising oil prices", "who won the cup final", "new phone with a faster chip",
+            "interest rates and inflation", "film awards ceremony", "election campaign"]
+
+
+def queries(n: int) -> list[str]:
+    try:
+        path = data_dir() / "scifact" / "queries.jsonl"
+        rows = [json.loads(line)["text"] for line in path.open(encoding="utf-8")]
+    except (SystemExit, OSError):
+        rows = FALLBACK
+    return (rows * (n // len(rows) + 1))[:n]
+
+
+def load(call: Callable[[int, str], bool], texts: list[str], clients: int, seconds: float,
+         cpu: Callable[[], float] = time.process_time) -> dict:
+    """`clients` threads call `call(client, text)` (True: a good answer) until `seconds` pass;
+    `cpu()`: CPU seconds of whoever answers (the server process, or this one in-process)."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    errors = [0] * clients
+    gate = threading.Barrier(clients + 1)
+    stop = [0.0]
+
+    def worker(c: int) -> None:
+        gate.wait()
+        i = c
+        while time.perf_counter() < stop[0]:
+            started = time.perf_counter()
+            try:
+                ok = call(c, texts[i % len(texts)])
+            except Exception:  # noqa: BLE001 - counted, the load goes on
+                ok = False
+            latencies[c].append(time.perf_counter() - started)
+            errors[c] += not ok
+            i += clients
+
+    threads = [threading.Thread(target=worker, args=(c,)) for c in range(clients)]
+    for t in threads:
+        t.start()
+    stop[0] = time.perf_counter() + seconds
+    gate.wait()
+    began, cpu_before = time.perf_counter(), cpu()
+    for t in threads:
+        t.join()
+    elapsed, cpu_used = time.perf_counter() - began, cpu() - cpu_before
+    every = sorted(x for lat in latencies for x in lat)
+    return {"clients": clients, "requests": len(every), "rps": len(every) / elapsed,
+            "p50_ms": 1000 * statistics.median(every) if every else float("nan"),
+            "p99_ms": 1000 * every[min(len(every) - 1, int(0.99 * len(every)))] if every
+            else float("nan"), "errors": sum(errors),
+            "cpu_ms_per_request": 1000 * cpu_used / max(len(every), 1),
+            "load_average": os.getloadavg()[0]}
+
+
+class Server:
+    """`python -m service` over a root holding `index` (a link), on a free port."""
+
+    def __init__(self, index: Path, batching: bool, log: Path) -> None:
+        import socket
+
+        self.root = Path(tempfile.mkdtemp(prefix="serve-bench-"))
+        (self.root / index.name).symlink_to(index.resolve())
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        argv = [sys.executable, "-m", "service", "--port", str(self.port), "--index-root",
+                str(self.root), "--log-level", "warning"] + ([] if batching else
+                                                             ["--no-batching"])
+        self.out = log.open("ab")
+        self.process = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT,
+                                        cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def wait(self) -> None:
+        import httpx
+
+        for _ in range(600):
+            if self.process.poll() is not None:
+                raise SystemExit("the server exited; see its log")
+            try:
+                if httpx.get(self.url + "/health").status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise SystemExit("the server did not start in 2 minutes")
+
+    def cpu(self) -> float:
+        import psutil
+
+        times = psutil.Process(self.process.pid).cpu_times()
+        return times.user + times.system
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.out.close()
+
+
+def http_calls(url: str, name: str, model: str, clients: int, k: int, mode: str):
+    import httpx
+
+    pool = [httpx.Client(base_url=url, timeout=60) for _ in range(clients)]
+
+    def search(c: int, q: str) -> bool:
+        return pool[c].post(f"/v1/indexes/{name}/search",
+                            json={"query": q, "k": k, "mode": mode}).status_code == 200
+
+    def embed(c: int, q: str) -> bool:
+        return pool[c].post("/v1/embeddings", json={"model": model, "input": [q]}
+                            ).status_code == 200
+
+    return {"search": search, "embeddings": embed}, pool
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--index", type=Path, default=REPO / "indexes" / "bbc-news")
+    p.add_argument("--clients", default="1,8,32")
+    p.add_argument("--seconds", type=float, default=10.0, help="per client count and setup")
+    p.add_argument("--mode", default="dense")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--name", default="serve")
+    args = p.parse_args()
+    from indexer import SemanticIndex
+
+    counts = [int(c) for c in args.clients.split(",")]
+    texts = queries(500)
+    index = SemanticIndex.open(args.index)
+    model = index.manifest["encoder"]["name"]
+    rows = []
+    local = {"search": lambda c, q: bool(index.search(q, args.k, mode=args.mode) is not None),
+             "embeddings": lambda c, q: index.encoder.encode([q]).shape[0] == 1}
+    for q in texts[:5]:
+        local["search"](0, q)
+    for endpoint, call in local.items():
+        for n in counts:
+            rows.append({"setup": "in-process", "endpoint": endpoint,
+                         **load(call, texts, n, args.seconds)})
+            print(rows[-1], flush=True)
+    log = Path(tempfile.gettempdir()) / f"{args.name}-server.log"
+    for batching in (True, False):
+        server = Server(args.index, batching, log)
+        try:
+            server.wait()
+            for n in counts:
+                calls, pool = http_calls(server.url, args.index.name, model, n, args.k,
+                                         args.mode)
+                for q in texts[:5]:
+                    calls["search"](0, q), calls["embeddings"](0, q)
+                for endpoint, call in calls.items():
+                    rows.append({"setup": f"service, batching {'on' if batching else 'off'}",
+                                 "endpoint": endpoint, **load(call, texts, n, args.seconds,
+                                                              server.cpu)})
+                    print(rows[-1], flush=True)
+                for client in pool:
+                    client.close()
+        finally:
+            server.close()
+    table = render(rows, args, model)
+    print(table)
+    write_results(args.name, {"rows": rows, "seconds": args.seconds, "mode": args.mode,
+                              "k": args.k, "index": args.index.name}, table)
+
+
+def render(rows: list[dict], args, model: str) -> str:
+    lines = [f"# The service under load: {args.index.name} ({model}), {args.mode} search k="
+             f"{args.k} and /v1/embeddings, one query per request, {args.seconds:g} s each", "",
+             "| setup | endpoint | clients | requests/s | p50 ms | p99 ms | errors | CPU ms per "
+             "request | load average |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in sorted(rows, key=lambda r: (r["endpoint"], r["clients"], r["setup"])):
+        lines.append(f"| {r['setup']} | {r['endpoint']} | {r['clients']} | {r['rps']:.1f} | "
+                     f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | "
+                     f"{r['cpu_ms_per_request']:.1f} | {r['load_average']:.1f} |")
+    lines += ["", "Clients are threads of the benchmark process on the same CPUs as the server "
+              "(and, in-process, as the index): compare rows side by side. CPU ms per request: "
+              "the server process's CPU time over the window (in-process: this whole process's, "
+              "clients included) divided by the requests answered. Load average: the machine's "
+              "1-minute load at the end of the row (2 cores: above 2, others were running)."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
