@@ -136,3 +136,25 @@ def test_a_cancelled_job_resumes_from_its_checkpoint(page, home, gate):
     assert again.resumes == first.id and again.spec.argv == first.spec.argv
     gate.touch()
     assert runner.wait(again.id, timeout=120).state is JobState.DONE
+
+
+def test_a_failed_job_is_said_with_its_log_and_offered_again(page, home, monkeypatch):
+    import training.jobs as jobs
+
+    argv = (sys.executable, "-c", "import sys; print('error: the disk is full'); sys.exit(3)")
+    monkeypatch.setattr(jobs, "mlm_heads_job", lambda name, **kwargs: JobSpec(
+        "mlm-heads", jobs.heads_key(name), "Train heads", argv, argv, str(REPO)))
+    at = page("pretraining")
+    at.button(key="train-heads").click().run()
+    runner = JobRunner()
+    first = runner.wait(runner.jobs()[0].id, timeout=60)
+    assert first.state is JobState.FAILED
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [runner.describe(first)]
+    assert texts(at.error)[0].endswith(": exit status 3.")
+    assert "error: the disk is full" in at.code[0].value  # the log, open
+    again = at.button(key="train-heads")
+    assert again.label == "Train minilm's MLM + NSP heads again"  # nothing saved to resume from
+    again.click().run()
+    assert runner.jobs()[0].resumes == first.id
