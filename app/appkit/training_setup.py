@@ -1,0 +1,209 @@
+"""The Training page's form: what to train on (a shipped recipe, or one data file on the server or
+uploaded, its kind and loss said by the library), the base model, the settings with the
+recipe's defaults (one widget per setting of `training.settings`), the run's folder under the
+runs root, and Start: a `fit` job (`training.jobs.fit_job`) in its own process."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from .config import AppConfig
+from .confine import confine_path, data_folder_problem
+from .guard import call_or_stop
+from .model_picker import model_label, pick_model
+from .uploads import safe_name
+
+SOURCES = ("A shipped recipe", "A data file on the server", "Upload a data file")
+DATA_TYPES = ("jsonl", "json", "csv", "tsv", "parquet")
+
+
+@dataclass(frozen=True)
+class Source:
+    """What the run trains on: a recipe (its file and config) or one checked data file."""
+
+    name: str  # for the run's folder name
+    recipe: Path | None = None
+    config: Any = None  # the recipe's FitConfig
+    data: Any = None  # training.run_plan.DataCheck
+
+
+@st.cache_data(show_spinner="Reading the recipe…")
+def _recipe(path: str, mtime: float, data_root: str):
+    from training.run_plan import check_recipe
+
+    return check_recipe(path, data_root).config
+
+
+@st.cache_data(show_spinner="Reading the data file…")
+def _data(path: str, mtime: float):
+    from training.run_plan import check_data
+
+    return check_data(path)
+
+
+def keep_upload(name: str, data: bytes, limit_mb: int) -> Path:
+    """An uploaded training file kept under `$BERTSCOPE_HOME/training-data` (the job reads it in
+    its own process, later), named by its content so the same upload is kept once."""
+    from common import bertscope_home
+
+    if len(data) > limit_mb * 2**20:
+        raise ValueError(f"{name} is {len(data) / 2**20:.1f} MB; the upload limit is "
+                         f"{limit_mb} MB.")
+    if not data:
+        raise ValueError(f"{name} is empty.")
+    path = bertscope_home("training-data") / \
+        f"{hashlib.sha256(data).hexdigest()[:12]}-{safe_name(name)}"
+    if not path.exists():
+        path.write_bytes(data)
+    return path
+
+
+def choose_source(config: AppConfig) -> Source:
+    """The recipe or data file, described; stops the page until one is usable."""
+    from training.run_plan import shipped_recipes
+
+    how = st.radio("Train on", SOURCES, horizontal=True, key="train-source")
+    if how == SOURCES[0]:
+        recipes = shipped_recipes()
+        name = st.selectbox("Recipe (recipes/)", list(recipes), key="train-recipe")
+        path = recipes[name]
+        fit_config = call_or_stop(_recipe, str(path), path.stat().st_mtime,
+                                  str(config.data_root), what=f"Cannot use recipe {name}")
+        from training.run_plan import recipe_about, stage_rows
+
+        st.caption(recipe_about(path))
+        st.dataframe(pd.DataFrame(stage_rows(fit_config)), hide_index=True)
+        return Source(name, recipe=path, config=fit_config)
+    if how == SOURCES[1]:
+        if problem := data_folder_problem(config.data_root):
+            st.warning(problem)
+        typed = st.text_input(f"Path inside {config.data_root}", key="train-path",
+                              help="Scored or binary pairs, NLI pairs or triplets: .jsonl, "
+                                   ".csv, .tsv or .parquet with named columns.")
+        if not typed.strip():
+            st.info("Type the path of a training file, or pick a recipe.")
+            st.stop()
+        path = call_or_stop(confine_path, config.data_root, typed)
+    else:
+        upload = st.file_uploader(f"Training file (up to {config.upload_limit_mb} MB)",
+                                  type=list(DATA_TYPES), key="train-upload",
+                                  max_upload_size=config.upload_limit_mb)
+        if upload is None:
+            st.info("Upload a training file, or pick a recipe.")
+            st.stop()
+        path = call_or_stop(keep_upload, upload.name, upload.getvalue(), config.upload_limit_mb)
+    data = call_or_stop(_data, str(path), path.stat().st_mtime, what=f"Cannot train on {path.name}")
+    st.markdown(f"**Detected:** {data.sentence()}")
+    return Source(Path(path).stem, data=data)
+
+
+def settings_form(defaults: dict[str, Any], *, key: str) -> dict[str, Any]:
+    """One widget per setting, opened on `defaults`; the values as typed, each checked by its
+    rule (a refused value stops the page with the rule's sentence)."""
+    from training.settings import BY_FIELD
+    from training.siamese import POOLING_MODES
+
+    values: dict[str, Any] = {}
+    columns = st.columns(4)
+    for i, (field, default) in enumerate(defaults.items()):
+        s = BY_FIELD[field]
+        where, name, help_ = columns[i % 4], s.flag[2:], s.help + (
+            f" ({s.rule.text})" if s.rule.text else "")
+        wkey = f"{key}-{field}"
+        if field == "pooling":
+            values[field] = where.selectbox(name, POOLING_MODES, key=wkey, help=help_,
+                                            index=POOLING_MODES.index(default))
+        elif s.rule.kind is bool:
+            values[field] = where.checkbox(name, value=bool(default), key=wkey, disabled=bool(
+                default), help=help_ + (" (the recipe sets it; a flag cannot unset it)"
+                                        if default else ""))
+        elif s.rule.kind is int:
+            values[field] = where.number_input(
+                name, value=default, step=1, key=wkey, help=help_,
+                min_value=int(s.rule.minimum) if s.rule.minimum is not None else None,
+                placeholder="not set" if s.rule.nullable else None)
+        else:  # floats as typed (2e-5), read by the rule's own parser
+            text = where.text_input(name, value=str(default), key=wkey, help=help_)
+            values[field] = call_or_stop(s.rule.argtype(), text.strip(), what=name)
+    for field, value in values.items():
+        if problem := BY_FIELD[field].rule.problem(value):
+            st.error(f"{BY_FIELD[field].flag[2:]}: {problem}")
+            st.stop()
+    return values
+
+
+def run_folder(config: AppConfig, suggested: str) -> Path:
+    """The run's folder under the runs root, named by the user (a new name)."""
+    base = re.sub(r"[^A-Za-z0-9_-]", "-", suggested).strip("-") or "run"
+    name, n = base, 2
+    while (config.runs_root / name).exists():
+        name, n = f"{base}-{n}", n + 1
+    typed = st.text_input(f"Name of the trained model (a folder under {config.runs_root})",
+                          value=name, key=f"train-name-{name}").strip()
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", typed):
+        st.error("Name the model with letters, digits, '-' and '_' (up to 64, no spaces).")
+        st.stop()
+    out = config.runs_root / typed
+    if out.exists():
+        st.error(f"{out} already exists; choose another name.")
+        st.stop()
+    return out
+
+
+def plan_and_start(runner, config: AppConfig) -> None:
+    """The whole form, then Start: submits the fit job and reruns the page, which shows it."""
+    from training.jobs import fit_job
+    from training.run_plan import fit_flags, hold_out_dev, setting_defaults
+
+    source = choose_source(config)
+    default_model = source.config.model if source.config is not None else "minilm"
+    model = pick_model(config, default=default_model, key=f"train-base-{source.name}")
+    dev_pairs, epochs = 0, None
+    if source.data is not None:
+        left, right = st.columns(2)
+        epochs = right.number_input("epochs", 0.1, 100.0, 1.0, key="train-epochs",
+                                    help="Passes over the training file.")
+        if source.data.can_hold_out:
+            dev_pairs = int(left.number_input(
+                "Pairs held out as the dev set", 0, source.data.rows - 1,
+                min(500, source.data.rows // 5), key=f"train-dev-{source.name}",
+                help="Scored as the run trains (the evaluation curve), never trained on; "
+                     "pairs that share a sentence stay on one side. 0: no dev set."))
+        else:
+            left.caption(f"No dev set: {source.data.kind} data has no scores to rank by, or the "
+                         "file is not JSONL (what a held-out part is cut from); the loss curve "
+                         "alone is drawn.")
+    defaults = setting_defaults(source.config)
+    with st.expander("Settings" + (" (the recipe's)" if source.config is not None else ""),
+                     expanded=True):
+        values = settings_form(defaults, key=f"train-set-{source.name}")
+    out = run_folder(config, f"{model_label(model)}-{source.name}")
+    train = dev = None
+    if source.data is not None:
+        train = source.data.path
+    flags = fit_flags(model, recipe=source.recipe, train=train or None, epochs=epochs,
+                      data=config.data_root if source.recipe else None, settings=values,
+                      defaults=defaults, dev="DEV" if dev_pairs else None)
+    command = shlex.join(["python", "-m", "training", "fit", *flags, "--out", str(out)])
+    st.caption("Runs as a job in its own process: leaving the page or closing the tab does not "
+               "stop it; one job runs at a time on this machine. In a terminal the same is "
+               f"`{command}`" + (" (DEV: the held-out part, cut when it starts)."
+                                 if dev_pairs else "."))
+    if not st.button("Start training", type="primary", key="train-start"):
+        st.stop()
+    if dev_pairs:
+        train, dev = call_or_stop(hold_out_dev, train, dev_pairs, what="Cannot hold out a dev set")
+        flags = fit_flags(model, train=train, dev=dev, epochs=epochs, settings=values,
+                          defaults=defaults)
+    job = runner.submit(fit_job(out, flags, title=f"Fine-tune {model_label(model)} on "
+                                                  f"{source.name} into {out.name}"))
+    st.session_state["train-job"] = job.id
+    st.rerun()
