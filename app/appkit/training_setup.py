@@ -130,9 +130,13 @@ def settings_form(defaults: dict[str, Any], *, key: str) -> dict[str, Any]:
                 name, value=default, step=1, key=wkey, help=help_,
                 min_value=int(s.rule.minimum) if s.rule.minimum is not None else None,
                 placeholder="not set" if s.rule.nullable else None)
-        else:  # floats as typed (2e-5), read by the rule's own parser
-            text = where.text_input(name, value=str(default), key=wkey, help=help_)
-            values[field] = call_or_stop(s.rule.argtype(), text.strip(), what=name)
+        else:  # floats as typed (2e-5); their bounds are checked below
+            text = where.text_input(name, value=str(default), key=wkey, help=help_).strip()
+            try:
+                values[field] = float(text)
+            except ValueError:
+                st.error(f"{name}: {text!r} is not a number")
+                st.stop()
     for field, value in values.items():
         if problem := BY_FIELD[field].rule.problem(value):
             st.error(f"{BY_FIELD[field].flag[2:]}: {problem}")

@@ -1,0 +1,198 @@
+"""Training page (AppTest): a data file's kind and loss said as the library detects them, settings
+from the one table with the recipe's defaults, the `fit` command it will run; then the whole
+flow for real on a tiny random BERT: Start runs `python -m training fit` as a job, its progress
+and curves arrive while it runs, "Re-index with this model" runs a rebuild job, and the
+comparison opens on the Search page with both indexes chosen (the trained model is offered on
+the pages that draw a second model)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from apptest_helpers import assert_clean, figures, texts, values
+from training_flow import BASE, INDEX, PAIRS, cancel_active, training_folders
+
+APP = Path(__file__).resolve().parents[2] / "app"
+NLI = b"".join(json.dumps(r).encode() + b"\n" for r in [
+    {"premise": "A man plays guitar.", "hypothesis": "Someone makes music.", "label": "entailment"},
+    {"premise": "A man plays guitar.", "hypothesis": "A man sleeps.", "label": "contradiction"},
+    {"premise": "Two dogs run.", "hypothesis": "Animals move.", "label": "entailment"}])
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory, tiny_model_dir) -> dict[str, Path]:
+    return training_folders(tmp_path_factory.mktemp("training-page"), tiny_model_dir)
+
+
+@pytest.fixture
+def env(folders, monkeypatch) -> dict[str, Path]:
+    for name, folder in folders.items():
+        monkeypatch.setenv(name, str(folder))
+    yield folders
+    cancel_active(folders["BERTSCOPE_HOME"] / "jobs")
+
+
+def training_page():
+    """The Training page as the app runs it (Home.py the entry point, so it can switch pages)."""
+    from streamlit.testing.v1 import AppTest
+
+    return AppTest.from_file(str(APP / "Home.py"), default_timeout=240).switch_page(
+        "pages/7_Training.py").run()
+
+
+def on_data_file(at, path: str):
+    at.radio(key="train-source").set_value("A data file on the server").run()
+    at.text_input(key="train-path").set_value(path).run()
+    return at
+
+
+def command(at) -> str:
+    return next(t for t in texts(at.caption) if "In a terminal the same is" in t)
+
+
+def test_a_data_file_is_said_with_its_kind_and_loss_and_the_command(env):
+    at = on_data_file(training_page(), PAIRS)
+    assert_clean(at)
+    said = " ".join(texts(at.markdown))
+    assert "scored pairs (sentence1, sentence2, a similarity score): 80 rows" in said
+    assert "Loss: **cosent** (the default for scored data)" in said
+    assert at.number_input(key=f"train-dev-{Path(PAIRS).stem}").value == 16  # a fifth held out
+    at.sidebar.selectbox[0].set_value(f"{BASE} (trained)").run()
+    at.number_input(key="train-set-pairs-batch_size").set_value(4).run()
+    at.text_input(key="train-set-pairs-learning_rate").set_value("5e-5").run()
+    cmd = command(at)
+    runs = env["BERTSCOPE_RUNS_ROOT"]
+    assert (f"fit --train {env['BERTSCOPE_DATA'] / PAIRS} --model {runs / BASE} --dev DEV "
+            f"--epochs 1.0 --batch-size 4 --lr 5e-05 --out {runs / 'tiny-base-pairs'}") in cmd
+    assert "--seed" not in cmd  # only what differs from the defaults
+
+
+def test_an_uploaded_nli_file_gets_mnrl_and_no_dev_part(env):
+    at = training_page()
+    at.radio(key="train-source").set_value("Upload a data file").run()
+    at.get("file_uploader")[0].upload("nli.jsonl", NLI).run()
+    assert_clean(at)
+    said = " ".join(texts(at.markdown))
+    assert "NLI pairs (premise, hypothesis, entailment / neutral / contradiction): 3 rows" in said
+    assert "Loss: **mnrl**" in said
+    assert any(t.startswith("No dev set: nli data has no scores") for t in texts(at.caption))
+    kept = list((env["BERTSCOPE_HOME"] / "training-data").glob("*-nli.jsonl"))
+    assert len(kept) == 1 and kept[0].read_bytes() == NLI  # kept for the job, by content
+
+
+def test_bad_inputs_are_sentences(env):
+    at = on_data_file(training_page(), "../outside.jsonl")
+    assert any("lies outside the data folder" in t for t in texts(at.error))
+    (env["BERTSCOPE_DATA"] / "words.csv").write_text("a,b\nx,y\n", encoding="utf-8")
+    at = on_data_file(training_page(), "words.csv")
+    assert any(t.startswith("Cannot train on words.csv:") and "'sentence1'" in t
+               for t in texts(at.error))
+    at = on_data_file(training_page(), PAIRS)
+    at.text_input(key="train-set-pairs-learning_rate").set_value("0").run()
+    assert texts(at.error) == ["lr: must be > 0, got 0.0"]
+    assert not [b for b in at.button if b.key == "train-start"]
+
+
+def test_a_recipe_opens_with_its_own_settings(env, monkeypatch):
+    """A recipe whose files the data root lacks says which; one that loads shows its stages and
+    puts its values in the settings."""
+    at = training_page()  # the shipped en-sts: its files are not in the test data root
+    assert any("snli/pairs.jsonl: file not found under" in t for t in texts(at.error))
+    recipes = env["BERTSCOPE_DATA"].parent / "recipes"
+    recipes.mkdir(exist_ok=True)
+    (recipes / "tiny.json").write_text(json.dumps({
+        "recipe": "tiny", "model": str(env["BERTSCOPE_RUNS_ROOT"] / BASE), "batch_size": 3,
+        "eval_steps": 7, "stages": [{"name": "pairs", "train": [PAIRS], "loss": "cosent"}]}))
+    import training.run_plan as plan
+
+    monkeypatch.setattr(plan, "RECIPES", recipes)
+    monkeypatch.setattr(plan.shipped_recipes, "__defaults__", (recipes,))
+    at = training_page()
+    assert_clean(at)
+    assert at.selectbox(key="train-recipe").value == "tiny"
+    assert at.number_input(key="train-set-tiny-batch_size").value == 3
+    assert at.number_input(key="train-set-tiny-eval_steps").value == 7
+    assert at.sidebar.selectbox[0].value == f"{BASE} (trained)"  # the recipe's model
+    assert at.dataframe[0].value["loss"].tolist() == ["cosent"]
+    assert f"fit --config {recipes / 'tiny.json'} --data {env['BERTSCOPE_DATA']} --model" \
+        in command(at)
+
+
+def progress_of(at) -> tuple[int, int] | None:
+    """(done, total) from the running job's bar, None when it shows no steps yet."""
+    for text in (e.proto.text for e in at.get("progress")):
+        found = re.search(r"training: (\d+) of (\d+) steps", text)
+        if found:
+            return int(found[1]), int(found[2])
+    return None
+
+
+@pytest.mark.slow  # real `python -m training fit` and `python -m indexer rebuild` processes
+def test_train_watch_reindex_and_open_the_comparison(env):
+    from common.jobs import JobRunner, JobState
+
+    at = on_data_file(training_page(), PAIRS)
+    at.sidebar.selectbox[0].set_value(f"{BASE} (trained)").run()
+    for field, value in (("batch_size", 2), ("logging_steps", 1), ("eval_steps", 10)):
+        at.number_input(key=f"train-set-pairs-{field}").set_value(value).run()
+    at.number_input(key="train-epochs").set_value(5.0).run()
+    at.button(key="train-start").click().run()
+    assert_clean(at)
+    runner = JobRunner()
+    (job,) = runner.jobs(kind="fit")
+    run = Path(job.spec.outputs["run"])
+    assert run == env["BERTSCOPE_RUNS_ROOT"] / "tiny-base-pairs"
+
+    seen = []  # (done, total, loss points drawn) while it runs
+    deadline = time.monotonic() + 600
+    while (job := runner.get(job.id)).active:
+        assert time.monotonic() < deadline, job.log_tail()
+        at.run()
+        assert_clean(at)
+        assert "Cancel" in [b.label for b in at.button]
+        step = progress_of(at)
+        if step and step[0] < step[1] and figures(at):
+            seen.append((*step, len(values(figures(at)[0]["data"][0]["x"]))))
+        time.sleep(0.5)
+    assert job.state is JobState.DONE, job.log_tail()
+    assert seen, "no progress seen while the job ran"
+    done, total, points = seen[-1]
+    assert 0 < done < total == 5 * 32 and points > 0  # 64 training pairs / 2, five epochs
+
+    at.run()
+    assert_clean(at)
+    assert any(t.startswith("Done after") for t in texts(at.success))
+    curve = figures(at)[0]["data"]
+    assert len(values(curve[0]["x"])) == total and len(values(curve[1]["x"])) >= total // 10
+    assert any(t.startswith("Dev Spearman × 100:") for t in texts(at.markdown))
+    for page_key in ("attn-compare", "dis-compare"):  # the pages with a second model list it
+        assert f"open-{page_key}" in [b.key for b in at.button]
+    from appkit.config import AppConfig
+    from appkit.model_picker import model_options
+
+    assert model_options(AppConfig.from_env())["tiny-base-pairs (trained)"] == str(run)
+
+    at.button(key="train-reindex").click().run()
+    (rebuild,) = runner.jobs(kind="rebuild")
+    at.run()
+    assert "Re-indexing…" in [b.label for b in at.button]  # its own progress, while it runs
+    rebuild = runner.wait(rebuild.id, timeout=600)
+    assert rebuild.state is JobState.DONE, rebuild.log_tail()
+    at.run()
+    assert_clean(at)
+    new = f"{INDEX}-tiny-base-pairs"
+    at.button(key="train-compare").click().run()
+    assert at.session_state["search-index"] == INDEX
+    assert at.session_state["search-compare-wanted"] == new
+
+    at.switch_page("pages/1_Search.py").run()  # where the button sent the browser
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="search-index").value == INDEX
+    assert at.sidebar.selectbox(key="search-compare").value == new
+    at.text_input(key="search-query").set_value("oil prices").run()
+    assert_clean(at)
+    assert [s.value for s in at.subheader] == [f"{INDEX} · {BASE}", f"{new} · tiny-base-pairs"]
