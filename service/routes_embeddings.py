@@ -10,8 +10,8 @@ import numpy as np
 from fastapi import APIRouter, Request
 
 from .errors import ApiError
-from .requests import check_count, check_texts_length, service_of
 from .schemas import EmbeddingsRequest, ExplainRequest
+from .shared import check_count, check_texts_length, service_of
 
 router = APIRouter()
 EXPLAIN_PASSAGE_CHARS = 2000  # integrated Jacobians grow with the passage: keep a call short

@@ -12,8 +12,8 @@ from rag.highlight import highlight_spans
 
 from .batching import encode_seconds
 from .errors import ApiError
-from .requests import MODES, check_k, hit_json, one_or_many, service_of
 from .schemas import ContextRequest, SearchRequest
+from .shared import MODES, check_k, hit_json, one_or_many, service_of
 
 router = APIRouter()
 

@@ -12,8 +12,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .errors import ApiError
-from .requests import check_count, service_of
 from .schemas import DeleteRequest, DocumentsRequest
+from .shared import check_count, service_of
 
 bearer = HTTPBearer(auto_error=False, description="the key in the server's --api-key-file")
 
