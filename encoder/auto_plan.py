@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .backends import FIDELITY_GATE, auto_order
+from .backends import FIDELITY_GATE, auto_order, export_estimate_s
 from .exports import find_export, known_fingerprint, source_key
 from .registry import BUNDLED
 
@@ -57,3 +57,38 @@ def _folder(name_or_path: str | Path) -> Path | None:
         return BUNDLED[name_or_path].on_disk()
     path = Path(name_or_path).expanduser()
     return path if path.is_dir() else None
+
+
+def first_use_export(name_or_path: str | Path,
+                     flags: frozenset[str] | None = None) -> tuple[str, float] | None:
+    """The export `auto` makes when the model is first loaded here, with its estimated seconds
+    (None: nothing to export — one exists, `auto` runs torch, or the model is not on disk yet)."""
+    plan = auto_plan(name_or_path, flags)
+    folder = _folder(name_or_path)
+    if plan.backend is not None or folder is None:
+        return None
+    backend = next(b for b in auto_order(flags) if b == "torch" or not _exported(folder, b))
+    config = _config(folder)
+    if backend == "torch" or config is None:
+        return None
+    seconds = export_estimate_s(backend, config[0], config[1])
+    return (backend, seconds) if seconds is not None else None
+
+
+def _exported(folder: Path, backend: str) -> bool:
+    fingerprint = known_fingerprint(source_key(folder))
+    return fingerprint is not None and find_export(fingerprint, backend) is not None
+
+
+def _config(folder: Path) -> tuple[int, int] | None:
+    """(layers, width) from the model folder's config.json, if it says."""
+    import json
+
+    for path in (folder / "config.json", *folder.glob("*/config.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return int(data["num_hidden_layers"]), int(data["hidden_size"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None
+

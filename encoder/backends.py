@@ -133,3 +133,15 @@ def fidelity_text(backend: str, fidelity: float | None) -> str:
     if backend == "torch":
         return "1.0 (reference)"
     return "unknown" if fidelity is None else f"{fidelity:.4f}"
+
+
+MINILM_SHAPE = (6, 384)  # layers, width: the model SPECS' typical export times were measured on
+
+
+def export_estimate_s(backend: str, layers: int, width: int) -> float | None:
+    """Seconds an export of a `layers` x `width` BERT to `backend` takes on a 2-core machine:
+    minilm's measured time scaled by the encoder's compute (layers x width²); None for torch."""
+    typical = SPECS[backend].typical_export_s
+    if typical is None:
+        return None
+    return typical * layers * width**2 / (MINILM_SHAPE[0] * MINILM_SHAPE[1] ** 2)

@@ -25,7 +25,7 @@ import xxhash
 from common import bertscope_home, write_json_atomic
 from common.publish import build_once, file_checksums, files_problem
 
-from .backends import FIDELITY_GATE, SPECS, passed_gate
+from .backends import FIDELITY_GATE, export_estimate_s, passed_gate
 
 log = logging.getLogger("bertscope.encoder")
 
@@ -97,9 +97,10 @@ def ensure_export(model, fingerprint: str, backend: str, *, name: str,
                     folder, why)
 
     def make(staging: Path) -> None:
-        typical = SPECS[backend].typical_export_s
-        print(f"Exporting {name} to {backend} (once per model; about {typical} s for "
-              f"minilm, longer for bigger models) into {folder} ...", file=sys.stderr)
+        config = model[0].auto_model.config
+        estimate = export_estimate_s(backend, config.num_hidden_layers, config.hidden_size)
+        print(f"Exporting {name} to {backend} (once per model; about {estimate or 0:.0f} s on "
+              f"2 cores) into {folder} ...", file=sys.stderr)
         made = build(model, backend, staging, multilingual=multilingual)
         meta = {
             "format": EXPORT_FORMAT,

@@ -63,10 +63,30 @@ def backend_cells(key: str) -> dict[str, str]:
     return backend_row(enc, None if enc is not None else planned_backend(key))
 
 
+@st.cache_data(ttl=30, show_spinner=False)
+def _first_use_export(key: str) -> tuple[str, float] | None:
+    from encoder.auto_plan import first_use_export
+
+    return first_use_export(key)
+
+
+def loading_message(key: str, inspect_only: bool = False) -> str:
+    """What the spinner says while `key` loads: the export its first use makes, with the time it
+    is estimated to take, where there is one (inspection loads torch alone: none)."""
+    if loaded_encoder(key) is not None:
+        return f"Loading the encoder {key}…"
+    first = None if inspect_only else _first_use_export(key)
+    if first is None:
+        return f"Loading the encoder {key} (the first time on this server takes a while)…"
+    backend, seconds = first
+    return (f"Loading the encoder {key}: its first use on this machine exports it to {backend}, "
+            f"about {seconds:.0f} s on 2 cores (once per model; faster encoding afterwards)…")
+
+
 def get_encoder(key: str, *, inspect_only: bool = False) -> Encoder:
     """The encoder for a bundled name or a model folder; failures stop the page with a message.
     `inspect_only`: the page only looks inside the model (see `inspection_encoder`)."""
-    with st.spinner(f"Loading the encoder {key} (the first time takes a while)…"):
+    with st.spinner(loading_message(key, inspect_only)):
         try:
             return inspection_encoder(key) if inspect_only else _encoder(key)
         except (ValueError, TypeError, RuntimeError, OSError, ImportError) as exc:

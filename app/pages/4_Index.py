@@ -10,7 +10,7 @@ from appkit.discovery import default_position, find_indexes, label
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
 from appkit.progress import ProgressBar
-from appkit.resources import open_index
+from appkit.resources import loading_message, open_index
 from appkit.startup import load_libraries
 from appkit.uploads import UPLOAD_TYPES, index_name, removed_after, save_upload
 
@@ -89,7 +89,8 @@ else:
     st.info("Choose a corpus first: a path on the server or an uploaded file.")
     st.stop()
 
-bar = ProgressBar("Building", start="Starting…", estimate=False)  # stages give their own
+bar = ProgressBar("Building", start=loading_message(options[model_label]),
+                  estimate=False)  # stages give their own
 
 
 def show(p) -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from backend_stub import BAD, GOOD, export_on_disk
 
-from encoder.auto_plan import AutoPlan, auto_plan
+from encoder.auto_plan import AutoPlan, auto_plan, first_use_export
+from encoder.backends import SPECS, export_estimate_s
 
 AVX2, VNNI = frozenset({"avx2"}), frozenset({"avx2", "avx512_vnni"})
 
@@ -61,3 +62,26 @@ def test_planning_loads_no_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "False"
+
+
+def test_the_first_use_export_is_named_with_its_estimate(model):
+    """A model never loaded: `auto` exports its first candidate, at minilm's measured time scaled
+    by the encoder's compute (the tiny model's layers x width² against minilm's)."""
+    import json
+
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    layers, width = config["num_hidden_layers"], config["hidden_size"]
+    backend, seconds = first_use_export(model, VNNI)
+    assert backend == "openvino-int8"
+    assert seconds == pytest.approx(SPECS[backend].typical_export_s * layers * width**2
+                                    / (6 * 384**2))
+    assert first_use_export(model, AVX2)[0] == "onnx"
+    export_on_disk(model, "onnx", BAD)  # below the gate: auto goes on to the next one
+    assert first_use_export(model, AVX2)[0] == "openvino"
+    export_on_disk(model, "openvino", GOOD)  # one exists: nothing to make on first use
+    assert first_use_export(model, AVX2) is None
+
+
+def test_a_model_twice_as_deep_is_estimated_twice_as_long():
+    assert export_estimate_s("onnx", 12, 384) == 2 * export_estimate_s("onnx", 6, 384)
+    assert export_estimate_s("torch", 6, 384) is None
