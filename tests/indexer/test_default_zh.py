@@ -3,6 +3,7 @@ review; and (slow) a slice of it indexed with the real e5-multilingual and searc
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 import pytest
@@ -75,3 +76,24 @@ def test_a_slice_built_with_e5_finds_phones_and_filters_by_label(reviews, tmp_pa
     for label in ("pos", "neg"):
         hits = index.search("苹果手机", k=10, filter={"label": label})
         assert len(hits) == 10 and {h.metadata["label"] for h in hits} == {label}
+
+
+@pytest.mark.slow  # a real `python -m indexer default --lang zh` process loading e5
+def test_the_real_default_job_says_what_it_builds_and_reports_the_encode(tmp_path):
+    """The job the Index page's button starts, watched until its first encoded batch, then
+    cancelled (the whole build takes many minutes): what it encoded stays for resuming."""
+    from common.jobs import JobRunner, JobState
+    from indexer.jobs import default_job
+
+    runner = JobRunner(tmp_path / "jobs")  # the model cache stays $BERTSCOPE_HOME's
+    job = runner.submit(default_job("zh", tmp_path / "reviews-zh"))
+    try:
+        deadline = time.monotonic() + 600
+        while not ((job := runner.get(job.id)).progress and job.progress.phase == "encode"):
+            assert job.active and time.monotonic() < deadline, job.log_tail()
+            time.sleep(0.5)
+        assert (job.progress.total, job.progress.unit) == (17_363, "documents")
+        assert f"\nbuilding {tmp_path / 'reviews-zh'}: 17,363 distinct reviews" in job.log_tail()
+    finally:
+        assert runner.cancel(job.id).state is JobState.CANCELLED
+    assert runner.get(job.id).can_resume
