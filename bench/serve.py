@@ -81,7 +81,7 @@ def load(call: Callable[[int, str], bool], texts: list[str], clients: int, secon
 class Server:
     """`python -m service` over a root holding `index` (a link), on a free port."""
 
-    def __init__(self, index: Path, batching: bool, log: Path) -> None:
+    def __init__(self, index: Path, batching: bool, log: Path, faiss_threads: int) -> None:
         import socket
 
         self.root = Path(tempfile.mkdtemp(prefix="serve-bench-"))
@@ -90,8 +90,8 @@ class Server:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         argv = [sys.executable, "-m", "service", "--port", str(self.port), "--index-root",
-                str(self.root), "--log-level", "warning"] + ([] if batching else
-                                                             ["--no-batching"])
+                str(self.root), "--log-level", "warning", "--faiss-threads",
+                str(faiss_threads)] + ([] if batching else ["--no-batching"])
         self.out = log.open("ab")
         self.process = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT,
                                         cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"})
@@ -145,10 +145,14 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=10.0, help="per client count and setup")
     p.add_argument("--mode", default="dense")
     p.add_argument("-k", type=int, default=10)
+    p.add_argument("--faiss-threads", type=int, default=1, help="in-process and in the server")
     p.add_argument("--name", default="serve")
     args = p.parse_args()
+    import faiss
+
     from indexer import SemanticIndex
 
+    faiss.omp_set_num_threads(args.faiss_threads)
     counts = [int(c) for c in args.clients.split(",")]
     texts = queries(500)
     index = SemanticIndex.open(args.index)
@@ -165,7 +169,7 @@ def main() -> None:
             print(rows[-1], flush=True)
     log = Path(tempfile.gettempdir()) / f"{args.name}-server.log"
     for batching in (True, False):
-        server = Server(args.index, batching, log)
+        server = Server(args.index, batching, log, args.faiss_threads)
         try:
             server.wait()
             for n in counts:
@@ -185,12 +189,14 @@ def main() -> None:
     table = render(rows, args, model)
     print(table)
     write_results(args.name, {"rows": rows, "seconds": args.seconds, "mode": args.mode,
+                              "faiss_threads": args.faiss_threads,
                               "k": args.k, "index": args.index.name}, table)
 
 
 def render(rows: list[dict], args, model: str) -> str:
     lines = [f"# The service under load: {args.index.name} ({model}), {args.mode} search k="
-             f"{args.k} and /v1/embeddings, one query per request, {args.seconds:g} s each", "",
+             f"{args.k} and /v1/embeddings, one query per request, {args.seconds:g} s each, "
+             f"FAISS on {args.faiss_threads} thread(s)", "",
              "| setup | endpoint | clients | requests/s | p50 ms | p99 ms | errors | CPU ms per "
              "request | load average |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["endpoint"], r["clients"], r["setup"])):

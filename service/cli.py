@@ -27,6 +27,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-wait-ms", type=float, default=2.0, help="how long a batch waits "
                    "for more requests (default 2 ms)")
     p.add_argument("--max-batch", type=int, default=64, help="texts in one batch (default 64)")
+    p.add_argument("--faiss-threads", type=int, default=1, help="OpenMP threads of one FAISS "
+                   "search (default 1: requests run side by side; measured on bbc-news, a "
+                   "flat search of one query took 0.19 ms on 1 thread, 19.7 ms on 2 on a busy "
+                   "2-core machine)")
     p.add_argument("--workers", type=int, default=1, help="server processes (each loads its "
                    "own encoders; every one sees each write at its next request)")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
@@ -53,12 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.index_root.is_dir():
         print(f"warning: --index-root {args.index_root} does not exist yet; no index is served "
               "until one is built there", file=sys.stderr)
-    if args.workers < 1:
-        raise SystemExit("error: --workers must be >= 1")
+    if args.workers < 1 or args.faiss_threads < 1:
+        raise SystemExit("error: --workers and --faiss-threads must be >= 1")
     settings = {"index_root": str(args.index_root), "batching": not args.no_batching,
                 "max_batch_texts": args.max_batch, "max_wait_ms": args.batch_wait_ms,
                 "api_key_file": str(args.api_key_file) if args.api_key_file else None,
-                "log_level": args.log_level}
+                "log_level": args.log_level, "faiss_threads": args.faiss_threads}
     config = config_from(settings)  # a bad key file fails here, before any worker starts
     import uvicorn
 
@@ -67,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers == 1:
         from .app import create_app
 
-        logs(args.log_level)
+        process_setup(settings)
         uvicorn.run(create_app(config), **options)
     else:  # each worker process builds its app from the settings (uvicorn imports a factory)
         os.environ[SETTINGS] = json.dumps(settings)
@@ -87,8 +91,12 @@ def config_from(settings: dict) -> ServiceConfig:
                          max_wait_ms=settings["max_wait_ms"])
 
 
-def logs(level: str) -> None:
-    logging.basicConfig(level=level.upper(),
+def process_setup(settings: dict) -> None:
+    """What one server process sets for itself: logging, and FAISS's threads per search."""
+    import faiss
+
+    faiss.omp_set_num_threads(settings["faiss_threads"])
+    logging.basicConfig(level=settings["log_level"].upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
@@ -97,5 +105,5 @@ def app_from_env():
     from .app import create_app
 
     settings = json.loads(os.environ[SETTINGS])
-    logs(settings["log_level"])
+    process_setup(settings)
     return create_app(config_from(settings))

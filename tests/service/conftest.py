@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -71,9 +72,10 @@ def make_root(folder: Path, built: Path, names=("tiny", "writable")) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def index_root(tmp_path_factory, _tiny_built) -> Path:
-    """`tiny` (searched, never written) and `writable` (the write tests' own)."""
+    """`tiny` (searched, never written) and `writable` (the write tests' own: each asserts only
+    on what it wrote, so they share it)."""
     return make_root(tmp_path_factory.mktemp("root"), _tiny_built)
 
 
@@ -89,10 +91,9 @@ class Server:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 
-@pytest.fixture(scope="module")
-def server(index_root, tmp_path_factory) -> Server:
-    """`python -m service --api-key-file` over `index_root`, a real process on loopback."""
-    folder = tmp_path_factory.mktemp("server")
+@contextmanager
+def running_server(root: Path, folder: Path):
+    """`python -m service --api-key-file` over `root`, a real process on a free loopback port."""
     (folder / "key").write_text(KEY + "\n")
     port = free_port()
     log = folder / "server.log"
@@ -100,18 +101,25 @@ def server(index_root, tmp_path_factory) -> Server:
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "service", "--port", str(port), "--index-root",
-             str(index_root), "--api-key-file", str(folder / "key")],
+             str(root), "--api-key-file", str(folder / "key")],
             stdout=out, stderr=subprocess.STDOUT, env=env, cwd=folder)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url, lambda: process.poll() is None)
-        yield Server(url, index_root, log, process)
+        yield Server(url, root, log, process)
     finally:
         process.terminate()
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="session")
+def server(index_root, tmp_path_factory) -> Server:
+    """One real server for the session's service tests (its start imports torch: seconds)."""
+    with running_server(index_root, tmp_path_factory.mktemp("server")) as running:
+        yield running
 
 
 def serve_in_thread(app) -> tuple[str, object, threading.Thread]:

@@ -18,6 +18,7 @@ from service.cli import main
     (["--port", "70000"], "not a port"),
     (["--workers", "0"], "--workers"),
     (["--max-batch", "0"], "--max-batch"),
+    (["--faiss-threads", "0"], "--faiss-threads"),
     (["--api-key-file", "{short}"], "at least 16 characters"),
     (["--api-key-file", "{missing}"], "--api-key-file"),
 ])
@@ -27,6 +28,20 @@ def test_bad_flags_are_one_error_line(tmp_path, argv, says):
     with pytest.raises(SystemExit) as stopped:
         main(["--index-root", str(tmp_path), *argv])
     assert str(stopped.value).startswith("error: ") and says in str(stopped.value)
+
+
+def test_a_server_process_searches_on_the_faiss_threads_asked_for():
+    import faiss
+
+    from service.cli import process_setup
+
+    before = faiss.omp_get_max_threads()
+    try:
+        faiss.omp_set_num_threads(2)
+        process_setup({"faiss_threads": 1, "log_level": "warning"})
+        assert faiss.omp_get_max_threads() == 1
+    finally:
+        faiss.omp_set_num_threads(before)
 
 
 @pytest.mark.slow  # two server processes, each importing torch and loading the encoder
