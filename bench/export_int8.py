@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from benchkit import write_results
+
 from encoder import export_build
 from encoder.registry import BUNDLED
 
