@@ -122,6 +122,33 @@ def test_a_recipe_opens_with_its_own_settings(env, monkeypatch):
         in command(at)
 
 
+def test_a_failed_run_says_so_and_resumes_from_its_checkpoint(env, tmp_path, monkeypatch):
+    """A fit job that died after a checkpoint: the page shows the error and its log, and
+    "Resume from step 20" starts the job's resume command as a new job."""
+    import sys
+
+    from common.jobs import JobRunner, JobSpec, JobState
+
+    monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))  # its jobs apart from the rest
+    run = env["BERTSCOPE_RUNS_ROOT"] / "crashed"
+    checkpoint = run / "checkpoints" / "stage-0" / "checkpoint-20"
+    crash = (f"import pathlib; p = pathlib.Path({str(checkpoint)!r}); p.mkdir(parents=True); "
+             "(p / 'trainer_state.json').write_text('{}'); (p / 'model.safetensors').touch(); "
+             "print('out of memory at step 21'); raise SystemExit(1)")
+    runner = JobRunner()
+    first = runner.submit(JobSpec("fit", f"fit:{run}", "Fine-tune into crashed",
+                                  (sys.executable, "-c", crash), (sys.executable, "-c", "0"),
+                                  outputs={"run": str(run)}))
+    assert runner.wait(first.id, timeout=60).state is JobState.FAILED
+    at = training_page()
+    assert any(t.startswith("Failed after") for t in texts(at.error))
+    assert "out of memory at step 21" in at.get("code")[0].value  # the log, open
+    at.button(key="train-resume").click().run()
+    again = runner.jobs(kind="fit")[0]
+    assert again.resumes == first.id and again.spec.argv == (sys.executable, "-c", "0")
+    assert runner.wait(again.id, timeout=60).state is JobState.DONE
+
+
 def progress_of(at) -> tuple[int, int] | None:
     """(done, total) from the running job's bar, None when it shows no steps yet."""
     for text in (e.proto.text for e in at.get("progress")):
@@ -143,7 +170,7 @@ def test_train_watch_reindex_and_open_the_comparison(env):
     at.button(key="train-start").click().run()
     assert_clean(at)
     runner = JobRunner()
-    (job,) = runner.jobs(kind="fit")
+    job = runner.get(at.session_state["train-job"])
     run = Path(job.spec.outputs["run"])
     assert run == env["BERTSCOPE_RUNS_ROOT"] / "tiny-base-pairs"
 
@@ -177,7 +204,7 @@ def test_train_watch_reindex_and_open_the_comparison(env):
     assert model_options(AppConfig.from_env())["tiny-base-pairs (trained)"] == str(run)
 
     at.button(key="train-reindex").click().run()
-    (rebuild,) = runner.jobs(kind="rebuild")
+    (rebuild,) = [j for j in runner.jobs(kind="rebuild") if j.spec.outputs["model"] == str(run)]
     at.run()
     assert "Re-indexing…" in [b.label for b in at.button]  # its own progress, while it runs
     rebuild = runner.wait(rebuild.id, timeout=600)
