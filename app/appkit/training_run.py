@@ -93,8 +93,8 @@ def offer_pages(run: Path, config: AppConfig) -> None:
     """Buttons to the pages that draw a second model beside the first."""
     option = model_option(run, config)
     if option is None:
-        st.caption(f"{run} is not under the runs root {config.runs_root}: the other pages do "
-                   "not list it.")
+        st.caption(f"The other pages list model folders under {config.runs_root}; {run} is not "
+                   "one of them.")
         return
     columns = st.columns(len(PAGES_WITH_A_SECOND_MODEL))
     for where, (name, page, key) in zip(columns, PAGES_WITH_A_SECOND_MODEL, strict=True):

@@ -39,7 +39,8 @@ class Source:
 def _recipe(path: str, mtime: float, data_root: str):
     from training.run_plan import check_recipe
 
-    return check_recipe(path, data_root).config
+    recipe = check_recipe(path, data_root)
+    return recipe.config, recipe.cross_validation is not None
 
 
 @st.cache_data(show_spinner="Reading the data file…")
@@ -75,11 +76,16 @@ def choose_source(config: AppConfig) -> Source:
         recipes = shipped_recipes()
         name = st.selectbox("Recipe (recipes/)", list(recipes), key="train-recipe")
         path = recipes[name]
-        fit_config = call_or_stop(_recipe, str(path), path.stat().st_mtime,
-                                  str(config.data_root), what=f"Cannot use recipe {name}")
+        fit_config, folds = call_or_stop(_recipe, str(path), path.stat().st_mtime,
+                                         str(config.data_root), what=f"Cannot use recipe {name}")
         from training.run_plan import recipe_about, stage_rows
 
         st.caption(recipe_about(path))
+        if folds:
+            st.info(f"{name} cross-validates: one model per fold, each scored on queries it never "
+                    "saw, and no single model to re-index with. This page trains one model; run "
+                    f"it in a terminal: `python -m training fit --config {path} --out FOLDER`.")
+            st.stop()
         st.dataframe(pd.DataFrame(stage_rows(fit_config)), hide_index=True)
         return Source(name, recipe=path, config=fit_config)
     if how == SOURCES[1]:

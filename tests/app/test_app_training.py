@@ -149,6 +149,18 @@ def test_a_failed_run_says_so_and_resumes_from_its_checkpoint(env, tmp_path, mon
     assert runner.wait(again.id, timeout=60).state is JobState.DONE
 
 
+def test_a_cross_validation_recipe_is_sent_to_the_terminal(env, shared_data, monkeypatch):
+    """scifact trains one model per fold and none to re-index with: the page says so."""
+    monkeypatch.setenv("BERTSCOPE_DATA", str(shared_data))
+    at = training_page()
+    at.selectbox(key="train-recipe").set_value("scifact").run()
+    assert_clean(at)
+    (said,) = texts(at.info)
+    assert said.startswith("scifact cross-validates: one model per fold")
+    assert "python -m training fit --config" in said
+    assert not [b for b in at.button if b.key == "train-start"]
+
+
 def progress_of(at) -> tuple[int, int] | None:
     """(done, total) from the running job's bar, None when it shows no steps yet."""
     for text in (e.proto.text for e in at.get("progress")):
