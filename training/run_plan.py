@@ -98,7 +98,8 @@ def stage_rows(config: FitConfig) -> list[dict[str, Any]]:
             files = ", ".join("/".join(Path(f).parts[-2:]) for f in task.train)
             rows.append({"stage": stage.name or str(i), "files": files,
                          "loss": task.loss or "the kind's default", "epochs": stage.epochs,
-                         "rows at most": task.max_rows or config.max_rows})
+                         "rows": f"{limit:,} at most" if (limit := task.max_rows
+                                                         or config.max_rows) else "all"})
     return rows
 
 

@@ -4,6 +4,7 @@ same settings."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -19,6 +20,7 @@ from training.run_plan import (
     hold_out_dev,
     setting_defaults,
     shipped_recipes,
+    stage_rows,
 )
 from training.settings import setting_flags
 
@@ -74,6 +76,10 @@ def test_a_recipe_gives_its_settings_and_names_what_is_missing(tmp_path, sts_roo
                                 "stages": [{"train": ["sts/train.jsonl"]}]}))
     config = check_recipe(path, sts_root).config
     assert setting_defaults(config)["batch_size"] == 3
+    assert stage_rows(config) == [{"stage": "0", "files": "sts/train.jsonl",
+                                   "loss": "the kind's default", "epochs": 1.0, "rows": "all"}]
+    capped = check_recipe(path, sts_root).config
+    assert stage_rows(dataclasses.replace(capped, max_rows=1200))[0]["rows"] == "1,200 at most"
     empty = tmp_path / "empty-root"
     empty.mkdir()
     with pytest.raises(TrainingError, match="sts/train.jsonl: file not found under"):
