@@ -281,7 +281,8 @@ EVAL = [
 
 f = _case("default")
 DEFAULT = [
-    f("no --out"),
+    f("--lang fr (only en and zh ship)", "--out", "{W}/o", "--lang", "fr"),
+    f("--lang zh with --out a file", "--lang", "zh", "--out", "{W}/file.txt"),
     f("--out a file", "--out", "{W}/file.txt"),
     f("--out below a file", "--out", "{W}/file.txt/bbc"),
     f("--out an empty string", "--out", ""),
