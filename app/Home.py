@@ -21,12 +21,15 @@ with left:
     st.page_link("pages/2_Attention.py", label="Attention", icon=":material/grid_on:")
     st.caption("Every layer and head, a head view, [CLS], BERT's mask vs GPT's causal mask.")
     st.page_link("pages/3_Disambiguation.py", label="Disambiguation", icon=":material/call_split:")
-    st.caption("苹果好吃 vs 苹果发布会: one word's vectors split by sense, layer by layer.")
+    st.caption("苹果好吃 vs 苹果发布会: one word's vectors layer by layer, and how well its "
+               "senses separate there, measured.")
     st.page_link("pages/6_Pretraining.py", label="Pretraining", icon=":material/quiz:")
     st.caption("BERT's 80/10/10 masking token by token, fill-mask, next-sentence prediction.")
 with right:
     st.page_link("pages/4_Index.py", label="Index", icon=":material/database:")
     st.caption("Index statistics; build a new index from a file.")
+    st.page_link("pages/7_Training.py", label="Training", icon=":material/fitness_center:")
+    st.caption("Fine-tune a model from the browser as a job, watch its curves, re-index, compare.")
     st.page_link("pages/5_Models.py", label="Models", icon=":material/model_training:")
     st.caption("Bundled and trained encoders, their encoding backends, training metrics and "
                "curves.")

@@ -44,14 +44,20 @@ def is_model_folder(folder: Path) -> bool:
 def find_trained_models(root: Path) -> list[Path]:
     """Model folders below `root`; a run folder's `model/` or the run folder itself.
 
-    A folder that is a model is not searched further (its sub-modules are not models)."""
+    A folder that is a model is not searched further (its sub-modules are not models), and a
+    run's training checkpoints (`checkpoints/…/checkpoint-N`) are not models to offer."""
     found: list[Path] = []
     for folder in _walk(root):
-        if any(p in found for p in folder.parents):
+        if any(p in found for p in folder.parents) or _is_checkpoint(folder, root):
             continue
         if is_model_folder(folder):
             found.append(folder)
     return found
+
+
+def _is_checkpoint(folder: Path, root: Path) -> bool:
+    parts = folder.relative_to(root).parts
+    return "checkpoints" in parts or any(p.startswith("checkpoint-") for p in parts)
 
 
 def label(path: Path, root: Path) -> str:

@@ -148,6 +148,11 @@ def test_discovery_finds_indexes_and_model_folders(tmp_path):
     (run / "1_Pooling" / "modules.json").write_text("[]")  # inside a model: not another model
     assert find_trained_models(tmp_path / "runs") == [run]
     assert find_trained_models(tmp_path / "missing") == []
+    # a run still training has checkpoints that look like models, and no model of its own yet
+    checkpoint = tmp_path / "runs" / "r2" / "checkpoints" / "stage-0" / "checkpoint-20"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "modules.json").write_text("[]")
+    assert find_trained_models(tmp_path / "runs") == [run]
 
 
 def test_tag_like_tokens_stay_text_in_figures():
