@@ -12,7 +12,7 @@ PORT ?= 8501
 SERVE_PORT ?= 8000
 # Tests run on one pytest-xdist worker per core, at most 4 (`make test WORKERS=` runs them in one
 # process); each file stays on one worker (tests/conftest.py groups them).
-WORKERS ?= -n auto --maxprocesses 4 --dist loadgroup
+WORKERS ?= -n auto --maxprocesses 4
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: app serve test test-fast lint venv default-index clean

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 from pathlib import Path
 
@@ -146,16 +147,35 @@ def e5():
     return load_encoder("e5-multilingual")
 
 
+def worker_group(nodeid: str) -> str:
+    """Which tests `make test` keeps on one pytest-xdist worker: the real-browser tests (files
+    named *browser*: one Streamlit server, one default index), the Ray tests (files test_ray*:
+    one Ray at a time), and otherwise each file (its module fixtures are set up once)."""
+    path = nodeid.split("::")[0]
+    name = Path(path).name
+    if "browser" in name:
+        return "browser"
+    if name.startswith("test_ray"):
+        return "ray"
+    return path
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`make test` runs on two workers (pytest-xdist, `--dist loadgroup`): each test file stays
-    on one worker (its module fixtures are set up once), the real-browser tests share one worker
-    (one Streamlit server, one default index) and so do the Ray tests (one Ray at a time)."""
+    """The browser group is found by file name: a browser test elsewhere would run beside it."""
     for item in items:
-        path = item.nodeid.split("::")[0]
-        if item.get_closest_marker("browser"):
-            group = "browser"
-        elif Path(path).name.startswith("test_ray"):
-            group = "ray"
-        else:
-            group = path
-        item.add_marker(pytest.mark.xdist_group(group))
+        if item.get_closest_marker("browser") and worker_group(item.nodeid) != "browser":
+            raise pytest.UsageError(f"{item.nodeid} is marked browser: put it in a file whose "
+                                    "name says browser (tests/conftest.py: worker_group)")
+
+
+if importlib.util.find_spec("xdist"):
+    def pytest_xdist_make_scheduler(config, log):
+        """Schedule by `worker_group` (xdist's own `loadgroup` cannot mark groups under
+        pytest 9: it rewrites `item._nodeid`, which pytest 9 no longer reads)."""
+        from xdist.scheduler import LoadScopeScheduling
+
+        class ByWorkerGroup(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return worker_group(nodeid)
+
+        return ByWorkerGroup(config, log)

@@ -150,13 +150,14 @@ def _subcommands():
 @pytest.mark.parametrize("name,command", _subcommands())
 def test_every_command_refuses_missing_paths_without_a_traceback(name, command, tmp_path,
                                                                  run_cli):
-    """Each command, its required arguments all pointing at paths that cannot exist (below a
-    file): a new command joins this test by itself, and `run_cli` fails it on any traceback."""
+    """Each command, its required arguments and its --out (`default` builds into the index root
+    without one) all pointing at paths that cannot exist (below a file): a new command joins
+    this test by itself, and `run_cli` fails it on any traceback."""
     (tmp_path / "file").write_text("not a folder")
     missing = str(tmp_path / "file" / "missing")
     argv = [name]
     for action in command._actions:
-        if action.option_strings and action.required:
+        if action.option_strings and (action.required or action.dest == "out"):
             argv += [action.option_strings[0], missing]
         elif not action.option_strings and action.nargs in (None, "+", "?"):
             argv.append(missing)
