@@ -24,15 +24,19 @@ asked: list[dict] = []  # what the page asked `mlm_heads_job` for
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    """An empty $BERTSCOPE_HOME (no cached heads, no jobs) and an empty runs root."""
+    """An empty $BERTSCOPE_HOME (no cached heads, no jobs) and an empty runs root. The pages'
+    cached encoders go first: one loaded by an earlier test file in this process may carry
+    heads from that test's home (seen under `make test`'s workers)."""
+    import streamlit as st
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
     (tmp_path / "home" / "models").mkdir(parents=True)
     (tmp_path / "runs").mkdir()
     monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("BERTSCOPE_RUNS_ROOT", str(tmp_path / "runs"))
     yield
     if (tmp_path / "home" / "heads").exists():  # heads now loaded for the cached encoder:
-        import streamlit as st
-
         st.cache_resource.clear()  # the next test gets a fresh one, without them
 
 
