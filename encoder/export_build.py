@@ -144,8 +144,8 @@ def convert_openvino(source: Path, target: Path, calibration: list[dict] | None 
 
         # MIXED (symmetric weights, asymmetric activations; the default preset missed the gate
         # for minilm, min cosine 0.9899) with NNCF's fast bias correction: min cosine 0.9954
-        # (minilm) and 0.9987 (e5), where the full correction gave 0.9909 and 0.9982 and spent
-        # minutes on e5 (bench/export_int8.py, bench/results/export-int8.md)
+        # (minilm) and 0.9986 (e5) against 0.9938 and 0.9982 with the full correction, which
+        # took e5's export from 36 s to 246 s (bench/results/export-int8.md)
         graph = nncf.quantize(graph, nncf.Dataset(calibration), subset_size=len(calibration),
                               model_type=nncf.ModelType.TRANSFORMER,
                               preset=nncf.QuantizationPreset.MIXED,
