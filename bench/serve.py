@@ -91,7 +91,7 @@ class Server:
             self.port = s.getsockname()[1]
         argv = [sys.executable, "-m", "service", "--port", str(self.port), "--index-root",
                 str(self.root), "--log-level", "warning", "--faiss-threads",
-                str(faiss_threads)] + ([] if batching else ["--no-batching"])
+                str(faiss_threads)] + (["--batching"] if batching else [])
         self.out = log.open("ab")
         self.process = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT,
                                         cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"})

@@ -1,5 +1,5 @@
 """`python -m service [--host 127.0.0.1] [--port 8000] [--index-root indexes]
-[--api-key-file FILE] [--no-batching]`: serve every index under the root over HTTP."""
+[--api-key-file FILE] [--batching]`: serve every index under the root over HTTP."""
 
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="folder whose sub-folders are the indexes served (default indexes)")
     p.add_argument("--api-key-file", type=Path, help="a file holding the key that document "
                    "writes must send as 'Authorization: Bearer KEY' (without it: writes off)")
-    p.add_argument("--no-batching", action="store_true", help="encode each request on its "
-                   "own (to measure what dynamic batching brings)")
+    p.add_argument("--batching", action="store_true", help="batch concurrent encodings into "
+                   "one call (off by default: on 2 cores with minilm it answered no more "
+                   "requests/s and used more CPU per request; bench/results/serve.md)")
     p.add_argument("--batch-wait-ms", type=float, default=2.0, help="how long a batch waits "
                    "for more requests (default 2 ms)")
     p.add_argument("--max-batch", type=int, default=64, help="texts in one batch (default 64)")
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
               "until one is built there", file=sys.stderr)
     if args.workers < 1 or args.faiss_threads < 1:
         raise SystemExit("error: --workers and --faiss-threads must be >= 1")
-    settings = {"index_root": str(args.index_root), "batching": not args.no_batching,
+    settings = {"index_root": str(args.index_root), "batching": args.batching,
                 "max_batch_texts": args.max_batch, "max_wait_ms": args.batch_wait_ms,
                 "api_key_file": str(args.api_key_file) if args.api_key_file else None,
                 "log_level": args.log_level, "faiss_threads": args.faiss_threads}

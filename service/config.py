@@ -23,7 +23,8 @@ class Limits:
 class ServiceConfig:
     index_root: Path = Path("indexes")
     api_key: str | None = None  # None: the document endpoints are off
-    batching: bool = True  # dynamic batching of concurrent encodings (off: for measurement)
+    batching: bool = False  # dynamic batching of concurrent encodings (`--batching`; measured
+    # not to pay on 2 cores with minilm: docs/API.md)
     max_batch_texts: int = 64
     max_wait_ms: float = 2.0
     limits: Limits = Limits()
