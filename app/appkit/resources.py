@@ -42,6 +42,13 @@ def inspection_encoder(key: str) -> Encoder:
     return loaded_encoder(key) or _torch_encoder(key)
 
 
+def forget_encoders() -> None:
+    """Drop every encoder this server holds, cached and recorded: the next page loads afresh
+    (what `st.cache_resource.clear()` alone left behind in the record)."""
+    st.cache_resource.clear()
+    _loaded.clear()
+
+
 def loaded_encoder(key: str) -> Encoder | None:
     """The encoder for `key` if this server has loaded it already (None: not loaded yet)."""
     return _loaded.get(key)

@@ -25,11 +25,13 @@ asked: list[dict] = []  # what the page asked `mlm_heads_job` for
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     """An empty $BERTSCOPE_HOME (no cached heads, no jobs) and an empty runs root. The pages'
-    cached encoders go first: one loaded by an earlier test file in this process may carry
-    heads from that test's home (seen under `make test`'s workers)."""
+    encoders go first: one loaded by an earlier test file in this process (Search keeps a record
+    of it beside the cache) may carry heads from that test's home (seen under `make test`'s
+    workers)."""
     import streamlit as st
+    from appkit.resources import forget_encoders
 
-    st.cache_resource.clear()
+    forget_encoders()
     st.cache_data.clear()
     (tmp_path / "home" / "models").mkdir(parents=True)
     (tmp_path / "runs").mkdir()
@@ -37,7 +39,7 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("BERTSCOPE_RUNS_ROOT", str(tmp_path / "runs"))
     yield
     if (tmp_path / "home" / "heads").exists():  # heads now loaded for the cached encoder:
-        st.cache_resource.clear()  # the next test gets a fresh one, without them
+        forget_encoders()  # the next test gets a fresh one, without them
 
 
 @pytest.fixture
