@@ -14,14 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_setup import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    ensure_chromium,
-    free_port,
-    start_streamlit,
-    wait_healthy,
-)
+from browser_setup import CHROMIUM, CHROMIUM_ARGS, ensure_chromium, streamlit_server
 
 REPO = Path(__file__).resolve().parents[2]
 MADE_BY_MAKE_APP = REPO / "indexes" / "bbc-news"  # read, never written
@@ -91,22 +84,9 @@ def browser():
 
 @pytest.fixture(scope="session")
 def app_url(browser_index_root, tmp_path_factory):
-    port = free_port()
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = {"BERTSCOPE_INDEX_ROOT": str(browser_index_root), "HF_HUB_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false"}
-    proc = start_streamlit(REPO, port, env, log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc)
+    with streamlit_server(REPO, {"BERTSCOPE_INDEX_ROOT": str(browser_index_root)}, log) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except Exception:
-            proc.kill()
-        print(log.read_text()[-3000:])
 
 
 @pytest.fixture

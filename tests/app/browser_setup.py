@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -66,3 +68,23 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120) -> None
         except OSError:
             time.sleep(0.5)
     raise TimeoutError(f"streamlit did not answer at {url} within {timeout:.0f} s")
+
+
+@contextmanager
+def streamlit_server(repo: Path, env: dict[str, str], log: Path) -> Iterator[str]:
+    """The app served on a free port with `env` (offline, quiet tokenizers), its URL while the
+    block runs; stopped after, its log's tail printed (pytest shows it when a test failed)."""
+    port = free_port()
+    proc = start_streamlit(repo, port, {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+                                        **env}, log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        print(log.read_text()[-3000:])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser_fixtures import LOAD_MS, shot, wait_idle
-from browser_setup import free_port, start_streamlit, wait_healthy
+from browser_setup import streamlit_server
 
 from common.jobs import JobRunner, JobSpec, JobState
 from training.jobs import heads_key
@@ -33,20 +33,14 @@ def own_home(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def jobs_app(browser, own_home, tmp_path_factory):
     """A server of its own: the page must see this home's jobs and heads, not the user's."""
-    port = free_port()
     runs, indexes = tmp_path_factory.mktemp("runs"), tmp_path_factory.mktemp("indexes")
     env = {"BERTSCOPE_HOME": str(own_home), "BERTSCOPE_RUNS_ROOT": str(runs),
-           "BERTSCOPE_INDEX_ROOT": str(indexes), "HF_HUB_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false"}
+           "BERTSCOPE_INDEX_ROOT": str(indexes)}
     log = tmp_path_factory.mktemp("streamlit-jobs") / "streamlit.log"
-    proc = start_streamlit(REPO, port, env, log)
-    url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc)
-        yield url
+        with streamlit_server(REPO, env, log) as url:
+            yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
         for job in JobRunner(own_home / "jobs").jobs():
             if job.active:
                 JobRunner(own_home / "jobs").cancel(job.id, grace_s=2)

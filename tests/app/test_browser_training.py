@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser_fixtures import LOAD_MS, ask, choose, shot, wait_idle
-from browser_setup import free_port, start_streamlit, wait_healthy
+from browser_setup import streamlit_server
 from training_flow import BASE, INDEX, PAIRS, cancel_active, training_folders
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -29,20 +29,13 @@ def folders(tmp_path_factory, tiny_model_dir) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def training_app(browser, folders, tmp_path_factory):
-    port = free_port()
-    env = {**{k: str(v) for k, v in folders.items()}, "HF_HUB_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false"}
+    env = {k: str(v) for k, v in folders.items()}
     log = tmp_path_factory.mktemp("streamlit-training") / "streamlit.log"
-    proc = start_streamlit(REPO, port, env, log)
-    url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc)
-        yield url
+        with streamlit_server(REPO, env, log) as url:
+            yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
         cancel_active(folders["BERTSCOPE_HOME"] / "jobs")
-        print(log.read_text()[-3000:])
 
 
 def fill(page, label: str, value: str) -> None:
