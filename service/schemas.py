@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Mode = Literal["dense", "bm25", "lexical", "hybrid"]
 Fusion = Literal["rrf", "minmax", "zscore"]
@@ -28,6 +28,17 @@ class EmbeddingsRequest(BaseModel):
     input_type: Literal["query", "passage"] | None = Field(
         None, description="extension: the model's query or passage prompt (E5's 'query: ' / "
                           "'passage: '); none by default, as OpenAI clients send")
+
+    @field_validator("input", mode="before")
+    @classmethod
+    def _text_not_token_ids(cls, value):
+        """OpenAI also takes token ids; a BERT model reads only text: say what to set."""
+        items = value if isinstance(value, list) else [value]
+        if any(isinstance(x, (int, list)) and not isinstance(x, bool) for x in items):
+            raise ValueError("token ids are not accepted, only text: the model has its own "
+                             "tokenizer (LangChain's OpenAIEmbeddings: set "
+                             "check_embedding_ctx_length=False)")
+        return value
 
 
 class Searching(Strict):
