@@ -147,6 +147,9 @@ def e5():
     return load_encoder("e5-multilingual")
 
 
+FIRST_GROUPS = ("browser", "ray")  # sent to workers before all others
+
+
 def worker_group(nodeid: str) -> str:
     """Which tests `make test` keeps on one pytest-xdist worker: the real-browser tests (files
     named *browser*: one Streamlit server, one default index), the Ray tests (files test_ray*:
@@ -177,5 +180,14 @@ if importlib.util.find_spec("xdist"):
         class ByWorkerGroup(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
                 return worker_group(nodeid)
+
+            def _assign_work_unit(self, node) -> None:
+                """The longest groups first: browser (minutes: a server, an index, Chromium),
+                then Ray. xdist orders groups by their number of tests, which put these two
+                13th and 14th, behind files of many quick tests; the rest keep that order."""
+                for group in reversed(FIRST_GROUPS):
+                    if group in self.workqueue:
+                        self.workqueue.move_to_end(group, last=False)
+                super()._assign_work_unit(node)
 
         return ByWorkerGroup(config, log)
