@@ -15,6 +15,8 @@ Public surface (see indexer/README.md for the whole guide):
     rank_movements(before_ids, after_ids) -> [Movement(doc_id, kind, rank, before)]
         # kind: new | up | down | same | gone: one query's results on two indexes
     SemanticIndex.open(path, *, encoder=None, verify=True, backend=None) -> SemanticIndex
+        # a `milvus://PATH.db|HOST:PORT?collection=NAME` address opens a MilvusIndex instead
+        # (indexer.milvus: the same API on Milvus); open_index(target, ...) says so by its name
         # encodes on the index's backend by default; an encoder / backend whose vectors may
         # differ from the index's beyond the fidelity gate: BackendMismatchError
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
@@ -52,7 +54,8 @@ from .errors import (
     QueryError,
 )
 from .fusion import FUSIONS, fuse, rrf
-from .index import MODES, SemanticIndex
+from .index import MODES, SemanticIndex, open_index
+from .milvus import MilvusIndex
 from .movement import Movement, rank_movements
 from .presets import PRESETS
 from .rebuild import rebuild_index
@@ -78,6 +81,7 @@ __all__ = [
     "Hit",
     "IndexStats",
     "IndexerError",
+    "MilvusIndex",
     "Movement",
     "QueryError",
     "SemanticIndex",
@@ -86,6 +90,7 @@ __all__ = [
     "chunk_documents",
     "default_index",
     "fuse",
+    "open_index",
     "rank_movements",
     "read_corpus",
     "rebuild_index",

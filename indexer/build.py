@@ -73,8 +73,10 @@ def build_index(
     if engine not in ENGINES:
         raise ValueError(f"Invalid build engine {engine!r}. Valid: {', '.join(ENGINES)}")
     clock = time.perf_counter()
-    out = check_path(out, "out", "a folder path for the index")
-    base = store.check_target(out)  # before anything is read, encoded or written
+    milvus = _milvus_target(out, preset, engine)
+    if milvus is None:
+        out = check_path(out, "out", "a folder path for the index")
+        base = store.check_target(out)  # before anything is read, encoded or written
     check_build_args(preset, batch_size, shard_size, progress)
     backend = check_backend_arg(backend, none_ok=False)
     workers = _check_engine(engine, workers, ray_address)
@@ -99,6 +101,11 @@ def build_index(
                          f"pass the model by name, or load it with backend={backend!r}")
     else:
         enc = model
+    if milvus is not None:
+        from .milvus import build_milvus
+
+        return build_milvus(report, source, milvus, enc, preset=preset, chunking=chunking,
+                            batch_size=batch_size, progress=report_progress, bm25=bm25)
     docs = report.documents
     new_folder = not out.exists()
     if engine == "ray":
@@ -144,6 +151,22 @@ def build_index(
     store.remove_private(out, store.BUILD)
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built
+
+
+def _milvus_target(out, preset: str, engine: str):
+    """The `MilvusAddress` of a `milvus://` target, checked (its preset, and that Milvus
+    answers) before the corpus is read; None for a folder."""
+    from .milvus import connect, index_type, is_milvus, parse_address
+
+    if not is_milvus(out):
+        return None
+    address = parse_address(out)
+    index_type(preset, 0)
+    if engine != "local":
+        raise ValueError(f"engine={engine!r} does not write into Milvus yet: build with the "
+                         "local engine, or into a folder and `migrate` it")
+    connect(address, create=True).close()
+    return address
 
 
 def _check_engine(engine: str, workers: int, ray_address: str | None) -> int:

@@ -31,7 +31,7 @@ from .validation import (
     check_positive_int,
 )
 
-__all__ = ["MODES", "SemanticIndex"]
+__all__ = ["MODES", "SemanticIndex", "open_index"]
 
 
 class SemanticIndex(IndexWrites):
@@ -58,7 +58,14 @@ class SemanticIndex(IndexWrites):
         same weights; a backend within the fidelity gate of the one that made the vectors);
         without it, that model is loaded on the first dense search, on `backend` (default: the
         index's own; `auto` or a name of `encoder.BACKENDS`). `verify` checks every file's
-        checksum (sizes are always checked)."""
+        checksum (sizes are always checked). A `milvus://` address opens a `MilvusIndex`
+        (indexer.milvus), the same API on a Milvus collection."""
+        from .milvus.address import is_milvus
+
+        if is_milvus(path):
+            from .milvus import MilvusIndex
+
+            return MilvusIndex.open(path, encoder=encoder, verify=verify, backend=backend)
         index = cls(store.open_version(path, verify=verify), verify=verify,
                     backend=check_open_args(encoder, backend))
         index_backend(index.manifest, index.folder)  # a damaged backend entry fails here
@@ -228,3 +235,9 @@ class SemanticIndex(IndexWrites):
         m = self.manifest
         return (f"SemanticIndex({str(self.folder)!r}, documents={m['counts']['documents']}, "
                 f"model={m['encoder']['name']!r}, preset={m['preset']!r})")
+
+
+def open_index(target: str | Path, **kwargs):
+    """The index at `target`: a `SemanticIndex` for a folder, a `MilvusIndex` for a `milvus://`
+    address; `kwargs` as `SemanticIndex.open` takes them."""
+    return SemanticIndex.open(target, **kwargs)

@@ -1,0 +1,17 @@
+"""The Milvus store: the same index API as the folder store, on milvus-lite (embedded, a `.db`
+file) or a Milvus server / cluster by URI. Address: `milvus://<.db path or host:port>?collection=
+NAME` (`address.py`). See index.py for what runs in Milvus and what differs from a folder index.
+
+    MilvusIndex.open(address, *, encoder=None, backend=None) -> MilvusIndex
+    build_milvus(report, source, address, encoder, ...)  # through indexer.build_index
+    is_milvus(target); parse_address(target) -> MilvusAddress; milvus_address(uri, collection)
+"""
+
+from .address import MilvusAddress, is_milvus, milvus_address, parse_address
+from .build import build_milvus
+from .connect import CONNECT_TIMEOUT_S, connect
+from .index import MilvusIndex
+from .schema import PRESETS, index_type
+
+__all__ = ["CONNECT_TIMEOUT_S", "PRESETS", "MilvusAddress", "MilvusIndex", "build_milvus",
+           "connect", "index_type", "is_milvus", "milvus_address", "parse_address"]

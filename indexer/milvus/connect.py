@@ -1,0 +1,48 @@
+"""Reaching Milvus: a `MilvusClient` for an address, refused with one line when the server does
+not answer within `CONNECT_TIMEOUT_S` (no hang), and the lock that serialises this process's
+writes to one collection (milvus-lite takes concurrent readers but not concurrent writers)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from ..errors import IndexerError
+from .address import MilvusAddress
+
+CONNECT_TIMEOUT_S = float(os.environ.get("BERTSCOPE_MILVUS_TIMEOUT_S", "10"))
+_locks: dict[tuple[str, str], threading.RLock] = {}
+_locks_lock = threading.Lock()
+
+
+def connect(address: MilvusAddress, *, timeout: float = CONNECT_TIMEOUT_S, create: bool = False):
+    """A `pymilvus.MilvusClient` for `address`. For milvus-lite the `.db` file must exist unless
+    `create` (a build). Raises `IndexerError`, one line, when Milvus cannot be reached."""
+    try:
+        from pymilvus import MilvusClient
+        from pymilvus.exceptions import MilvusException
+    except ImportError as exc:  # pragma: no cover - pinned in requirements.txt
+        raise ImportError("the Milvus store needs pymilvus and milvus-lite: "
+                          "pip install pymilvus milvus-lite") from exc
+    if address.lite:
+        path = Path(address.uri)
+        if not create and not path.exists():
+            raise FileNotFoundError(f"no Milvus index at {address}: {path} does not exist; build "
+                                    f"one with `python -m indexer build --store milvus "
+                                    f"--milvus-uri {path} --collection {address.collection} ...`")
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return MilvusClient(uri=address.uri, timeout=timeout)
+    except MilvusException as exc:
+        reason = str(getattr(exc, "message", exc)).splitlines()[0][:200]
+        raise IndexerError(f"cannot reach Milvus at {address.uri} (waited at most {timeout:g} s): "
+                           f"{reason}") from None
+
+
+def write_lock(address: MilvusAddress) -> threading.RLock:
+    """The lock this process holds while it writes to `address`'s collections."""
+    key = (address.uri, address.collection)
+    with _locks_lock:
+        return _locks.setdefault(key, threading.RLock())

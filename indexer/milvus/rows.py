@@ -1,0 +1,86 @@
+"""Documents, chunks and vectors as Milvus rows, and back as `Document`s.
+
+A chunk's id is a 63-bit hash of (document id, chunk number): writers on several processes or
+machines need no shared counter, and re-adding a document reuses its ids."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xxhash
+
+from common.lexical import tokenize
+
+from ..chunking import Chunk
+from ..documents import Document
+from .schema import ID_BYTES, PART_CHARS, PLACEHOLDER, TEXT_BYTES
+
+APOSTROPHES = str.maketrans({"'": "_", "’": "_"})  # "don't" stays one \w+ token for Milvus
+
+
+def chunk_id(doc_id: str, chunk_no: int) -> int:
+    return xxhash.xxh64_intdigest(f"{doc_id}\x00{chunk_no}".encode()) & (2**63 - 1)
+
+
+def token_text(text: str) -> str:
+    """`text`'s BM25 tokens (common.lexical's) as one string Milvus's analyzer splits back."""
+    return " ".join(tokenize(text)).translate(APOSTROPHES)
+
+
+def _fits(value: str, limit: int, what: str, doc_id: str) -> str:
+    size = len(value.encode("utf-8"))
+    if size > limit:
+        raise ValueError(f"document {doc_id[:80]!r}: its {what} is {size:,} bytes; the Milvus "
+                         f"store holds at most {limit:,}")
+    return value
+
+
+def chunk_rows(docs: Sequence[Document], chunks: Sequence[Chunk],
+               vectors: np.ndarray) -> list[dict]:
+    by_id = {d.id: d for d in docs}
+    rows = []
+    for chunk, vector in zip(chunks, vectors, strict=True):
+        doc = by_id[chunk.doc_id]
+        text = doc.text[chunk.start:chunk.end]
+        rows.append({"chunk_id": chunk_id(doc.id, chunk.chunk_no), "doc_id": doc.id,
+                     "chunk_no": chunk.chunk_no, "char_start": chunk.start,
+                     "char_end": chunk.end,
+                     "title": _fits(doc.title, TEXT_BYTES, "title", doc.id),
+                     "text": _fits(text, TEXT_BYTES, "chunk text", doc.id),
+                     "tokens": _fits(token_text(chunk.encoded), TEXT_BYTES, "chunk tokens",
+                                     doc.id),
+                     "vector": vector.tolist(), "metadata": doc.metadata})
+    return rows
+
+
+def document_rows(docs: Sequence[Document]) -> list[dict]:
+    rows = []
+    for doc in docs:
+        _fits(doc.id, ID_BYTES, "id", doc.id)
+        parts = [doc.text[i:i + PART_CHARS] for i in range(0, len(doc.text), PART_CHARS)] or [""]
+        for no, part in enumerate(parts):
+            rows.append({"key": f"{doc.id}#{no}", "doc_id": doc.id, "part": no,
+                         "parts": len(parts), "title": _fits(doc.title, TEXT_BYTES, "title",
+                                                             doc.id),
+                         "text": part, "metadata": doc.metadata if no == 0 else {},
+                         "placeholder": PLACEHOLDER})
+    return rows
+
+
+DOCUMENT_FIELDS = ["doc_id", "part", "parts", "title", "text", "metadata"]
+
+
+def documents_of(rows: Sequence[dict]) -> dict[str, Document]:
+    """{doc_id: Document} from document rows (all parts of each)."""
+    parts: dict[str, list[dict]] = {}
+    for row in rows:
+        parts.setdefault(row["doc_id"], []).append(row)
+    out = {}
+    for doc_id, got in parts.items():
+        got.sort(key=lambda r: r["part"])
+        if len(got) != got[0]["parts"]:
+            continue  # a document being rewritten by another writer: not whole yet
+        out[doc_id] = Document(doc_id, "".join(r["text"] for r in got), got[0]["title"],
+                               dict(got[0]["metadata"] or {}))
+    return out

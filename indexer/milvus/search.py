@@ -1,0 +1,131 @@
+"""Search on Milvus: dense by its vector index (FLAT or HNSW, inner product on unit vectors),
+lexical by its BM25 function over our own tokens, hybrid as both fused by `indexer.fusion.fuse`
+here; filters as Milvus expressions (`expr.to_expr`); one hit per document through Milvus's
+`group_by_field` unless per chunk. The checks are the folder store's (`indexer.search`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..documents import Hit
+from ..errors import QueryError
+from ..filters import compile_filter
+from ..fusion import fuse
+from ..presets import Spec, check_knobs
+from ..search import MODES, check_fusion, check_queries
+from ..validation import check_flag, check_rrf_k
+from .expr import to_expr
+from .rows import token_text
+
+MAX_TOPK = 16_384  # Milvus's largest `limit`
+HIT_FIELDS = ["doc_id", "char_start", "char_end", "title", "text", "metadata"]
+Ranked = list[tuple[int, float]]  # (chunk id, score), best first
+
+
+class MilvusSearcher:
+    def __init__(self, client, collection: str, spec: Spec,
+                 encode: Callable[[list[str]], np.ndarray],
+                 field_types: Callable[[], dict[str, str]], bm25_k1: float) -> None:
+        self.client = client
+        # Milvus scores BM25 with Lucene's old (k1 + 1) factor, bm25s (the folder store) without
+        # it: divided out, the scores are the folder store's on the same statistics
+        self._lexical_scale = 1.0 / (bm25_k1 + 1.0)
+        self.collection = collection
+        self.spec = spec
+        self._encode = encode
+        self._field_types = field_types
+
+    def search(self, queries: str | Sequence[str], k: int, *, mode: str,
+               filter: dict[str, Any] | None, per_chunk: bool, rrf_k: int,  # noqa: A002
+               weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str
+               ) -> list[Hit] | list[list[Hit]]:
+        single = isinstance(queries, str)
+        items = check_queries([queries] if single else queries)
+        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+            raise QueryError(f"k must be a positive integer, got {k!r}")
+        if k > MAX_TOPK:
+            raise QueryError(f"k={k} is more than Milvus returns in one search ({MAX_TOPK})")
+        if mode not in MODES:
+            raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
+        per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
+        fusion_args = check_fusion(fusion, weights, rrf_k)
+        try:
+            knobs = check_knobs(self.spec, knobs)
+        except ValueError as exc:
+            raise QueryError(str(exc)) from exc
+        expr = ""
+        if filter is not None:
+            types = self._field_types()
+            expr = to_expr(compile_filter(filter, types), types)
+        rows: dict[int, dict] = {}  # chunk id -> its fields, as the hits arrive
+        if mode == "dense":
+            ranked = self._dense(items, k, per_chunk, expr, knobs, rows)
+        elif mode == "lexical":
+            ranked = self._lexical(items, k, per_chunk, expr, rows)
+        else:
+            depth = min(MAX_TOPK, max(4 * k, 100))
+            dense = self._dense(items, depth, per_chunk, expr, knobs, rows)
+            lexical = self._lexical(items, depth, per_chunk, expr, rows)
+            ranked = [self._fused(d, lx, k, per_chunk, rows, fusion_args)
+                      for d, lx in zip(dense, lexical, strict=True)]
+        results = [[_hit(rows[c], c, s, r) for r, (c, s) in enumerate(q, start=1)]
+                   for q in ranked]
+        return results[0] if single else results
+
+    def _run(self, data, field: str, limit: int, per_chunk: bool, expr: str, params: dict,
+             rows: dict[int, dict]) -> list[Ranked]:
+        found = self.client.search(
+            self.collection, data=data, anns_field=field, limit=limit, filter=expr,
+            output_fields=HIT_FIELDS, search_params=params,
+            **({} if per_chunk else {"group_by_field": "doc_id"}))
+        out = []
+        for hits in found:
+            ranked = []
+            for hit in hits:
+                cid = int(hit.get("chunk_id", hit.get("id")))
+                rows[cid] = hit["entity"]
+                # BM25: milvus-lite reports the score negated, a server as it is; both >= 0
+                score = float(hit["distance"])
+                ranked.append((cid, abs(score) * self._lexical_scale if field == "sparse"
+                               else score))
+            out.append(ranked)
+        return out
+
+    def _dense(self, queries, want, per_chunk, expr, knobs, rows) -> list[Ranked]:
+        qv = self._encode(list(queries))  # (Q, dim) unit rows
+        params: dict[str, Any] = {"metric_type": "IP"}
+        if "efSearch" in knobs:
+            params["params"] = {"ef": max(knobs["efSearch"], want)}
+        return self._run(qv.tolist(), "vector", want, per_chunk, expr, params, rows)
+
+    def _lexical(self, queries, want, per_chunk, expr, rows) -> list[Ranked]:
+        texts = [token_text(q) for q in queries]
+        asked = [i for i, t in enumerate(texts) if t]  # only stop words: nothing to match
+        out: list[Ranked] = [[] for _ in queries]
+        if asked:
+            found = self._run([texts[i] for i in asked], "sparse", want, per_chunk, expr,
+                              {"metric_type": "BM25"}, rows)
+            for i, ranked in zip(asked, found, strict=True):
+                out[i] = ranked
+        return out
+
+    @staticmethod
+    def _fused(dense: Ranked, lexical: Ranked, want: int, per_chunk: bool,
+               rows: dict[int, dict], fusion_args: dict) -> Ranked:
+        def key(cid: int):
+            return cid if per_chunk else rows[cid]["doc_id"]
+
+        best: dict[Any, int] = {}
+        for cid, _ in lexical + dense:  # dense wins the representative chunk (iterated last)
+            best[key(cid)] = cid
+        fused = fuse([[(key(c), s) for c, s in dense], [(key(c), s) for c, s in lexical]],
+                     **fusion_args)
+        return [(best[k], score) for k, score in fused[:want]]
+
+
+def _hit(row: dict, cid: int, score: float, rank: int) -> Hit:
+    return Hit(row["doc_id"], cid, score, rank, row["text"], row["title"], row["char_start"],
+               row["char_end"], dict(row.get("metadata") or {}))
