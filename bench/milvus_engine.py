@@ -1,0 +1,254 @@
+"""milvus-lite (the Milvus engine embedded in Python, what a `milvus://PATH.db` index runs on)
+beside FAISS HNSW (the folder store's `hnsw` preset) on one set of clustered vectors, in one run.
+
+    .venv/bin/python bench/milvus_engine.py [--n 1000000] [--queries 300]
+
+Vectors: `--n` unit vectors of 384 dimensions drawn from a mixture of n/1000 Gaussian clusters
+in a 32-dimensional space, mapped into 384 dimensions by a fixed random projection, plus small
+isotropic noise (so neighbours are clustered, with a low intrinsic dimension as real embeddings
+have, not the uniform noise on which no ANN index works); queries are fresh draws from the same
+mixture, none in the base set. Truth: exact inner-product top 10 (FAISS IndexFlatIP).
+Both engines build HNSW with M=32, efConstruction=80 (the `hnsw` preset's values) and search
+by inner product. Each engine runs in its own process, so its memory is its own:
+  - build s: FAISS `add`; milvus-lite insert (10,000 rows a call) + flush + index + load;
+  - memory: resident set size (RSS) once built and the input array dropped, less the process's
+    RSS before the vectors were read; peak RSS of the process (input included);
+  - queries/s: one query per call on one thread, for each ef of the sweep; recall@10 against
+    exact; the headline is the cheapest ef whose recall@10 >= 0.95.
+bench/results/<name>.json and .md (default milvus-engine) are written at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import faiss
+import numpy as np
+import psutil
+from benchkit import write_results
+
+from common import bertscope_home
+from indexer.presets import HNSW_EF_CONSTRUCTION, HNSW_M
+
+DIM, LATENT, K, TARGET = 384, 32, 10, 0.95
+EFS = (16, 32, 64, 128, 256, 512)
+BATCH = 10_000
+ENGINES = ("faiss-hnsw", "milvus-lite")
+
+
+def say(text: str) -> None:
+    """Progress, on stderr: a worker's stdout carries its result alone."""
+    print(text, file=sys.stderr, flush=True)
+
+
+# -- data --------------------------------------------------------------------------------------
+def draw(n: int, rng: np.random.Generator, centres: np.ndarray, projection: np.ndarray,
+         chunk: int = 100_000) -> np.ndarray:
+    """`n` unit vectors from the mixture, made `chunk` rows at a time."""
+    out = np.empty((n, DIM), dtype=np.float32)
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        latent = centres[rng.integers(0, len(centres), m)] + 0.35 * rng.standard_normal(
+            (m, LATENT), dtype=np.float32)
+        block = latent @ projection + 0.02 * rng.standard_normal((m, DIM), dtype=np.float32)
+        faiss.normalize_L2(block)
+        out[start : start + m] = block
+    return out
+
+
+def prepare(folder: Path, n: int, queries: int) -> None:
+    """base.npy, queries.npy and truth.npy (exact top K) in `folder`, seeded."""
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((max(10, n // 1000), LATENT), dtype=np.float32)
+    projection = rng.standard_normal((LATENT, DIM), dtype=np.float32) / LATENT**0.5
+    base, query = draw(n, rng, centres, projection), draw(queries, rng, centres, projection)
+    exact = faiss.IndexFlatIP(DIM)
+    exact.add(base)
+    truth = exact.search(query, K)[1]
+    for name, array in (("base", base), ("queries", query), ("truth", truth)):
+        np.save(folder / f"{name}.npy", array)
+
+
+# -- one engine, in its own process ------------------------------------------------------------
+def rss() -> int:
+    return psutil.Process().memory_info().rss
+
+
+def recall(found: np.ndarray, truth: np.ndarray) -> float:
+    return float(np.mean([len(set(f) & set(t)) / K for f, t in zip(found, truth, strict=True)]))
+
+
+def sweep(search, queries: np.ndarray, truth: np.ndarray) -> list[dict]:
+    """Queries/s and recall@10 of `search(query, ef) -> ids` for each ef, one query a call."""
+    rows = []
+    for ef in EFS:
+        for q in queries[:5]:
+            search(q, ef)  # warm up
+        start = time.perf_counter()
+        found = [search(q, ef) for q in queries]
+        seconds = time.perf_counter() - start
+        rows.append({"ef": ef, "qps": len(queries) / seconds, "recall": recall(found, truth)})
+        say(f"    ef={ef}: {rows[-1]['qps']:.1f} q/s, recall@10 {rows[-1]['recall']:.4f}")
+    return rows
+
+
+def run_faiss(base: np.ndarray, folder: Path, client=None) -> tuple[dict, object]:
+    index = faiss.index_factory(DIM, f"HNSW{HNSW_M},Flat", faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    start = time.perf_counter()
+    index.add(base)
+    build = {"build_s": time.perf_counter() - start}
+    faiss.write_index(index, str(folder / "faiss-hnsw.index"))
+    build["disk_bytes"] = (folder / "faiss-hnsw.index").stat().st_size
+
+    def search(q: np.ndarray, ef: int) -> list[int]:
+        params = faiss.SearchParametersHNSW(efSearch=ef)
+        return index.search(q[None, :], K, params=params)[1][0].tolist()
+
+    return build, search
+
+
+def start_milvus(folder: Path):
+    """A milvus-lite client on a fresh .db in `folder`, with an empty collection `bench`."""
+    from pymilvus import DataType, MilvusClient
+
+    db = folder / "milvus-lite.db"
+    shutil.rmtree(db, ignore_errors=True)
+    client = MilvusClient(str(db))
+    schema = MilvusClient.create_schema(auto_id=False)
+    schema.add_field("id", DataType.INT64, is_primary=True)
+    schema.add_field("vec", DataType.FLOAT_VECTOR, dim=DIM)
+    client.create_collection("bench", schema=schema)
+    return client
+
+
+def run_milvus(base: np.ndarray, folder: Path, client) -> tuple[dict, object]:
+    db = folder / "milvus-lite.db"
+    build: dict = {}
+    start = time.perf_counter()
+    for lo in range(0, len(base), BATCH):
+        client.insert("bench", [{"id": i, "vec": base[i]}
+                                for i in range(lo, min(len(base), lo + BATCH))])
+        if lo // BATCH % 10 == 9:
+            say(f"    inserted {lo + BATCH:,} rows, {time.perf_counter() - start:.0f} s")
+    client.flush("bench")
+    build["insert_s"] = time.perf_counter() - start
+    mark = time.perf_counter()
+    client.release_collection("bench")
+    params = client.prepare_index_params()
+    params.add_index("vec", index_type="HNSW", metric_type="IP",
+                     params={"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION})
+    client.create_index("bench", params)
+    client.load_collection("bench")
+    build["index_s"] = time.perf_counter() - mark
+    build["build_s"] = time.perf_counter() - start
+    build["disk_bytes"] = sum(f.stat().st_size for f in db.rglob("*") if f.is_file())
+
+    def search(q: np.ndarray, ef: int) -> list[int]:
+        hits = client.search("bench", data=[q.tolist()], limit=K, anns_field="vec",
+                             search_params={"metric_type": "IP", "params": {"ef": ef}},
+                             output_fields=[])
+        return [h["id"] for h in hits[0]]
+
+    return build, search
+
+
+def worker(engine: str, folder: Path) -> dict:
+    """Build `engine` over folder's vectors and sweep it; the figures as a dict."""
+    queries, truth = np.load(folder / "queries.npy"), np.load(folder / "truth.npy")
+    started = rss()
+    client = start_milvus(folder) if engine == "milvus-lite" else None
+    before = rss()  # the engine's own start (milvus-lite: its in-process server) is not the index
+    base = np.load(folder / "base.npy")
+    say(f"  {engine}: building over {len(base):,} vectors")
+    build, search = (run_faiss if engine == "faiss-hnsw" else run_milvus)(base, folder, client)
+    del base
+    gc.collect()
+    memory = rss() - before
+    faiss.omp_set_num_threads(1)  # queries on one thread (milvus-lite's HNSW is FAISS too)
+    say(f"  {engine}: built in {build['build_s']:.1f} s, {memory / 2**20:.0f} MiB")
+    rows = sweep(search, queries, truth)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    return {"engine": engine, **build, "start_rss_bytes": before - started,
+            "index_rss_bytes": memory, "peak_rss_bytes": peak,
+            "sweep": rows}
+
+
+# -- the run -----------------------------------------------------------------------------------
+def headline(result: dict) -> dict:
+    """The cheapest ef reaching TARGET recall, else the best recall reached."""
+    ok = [r for r in result["sweep"] if r["recall"] >= TARGET]
+    return ok[0] if ok else max(result["sweep"], key=lambda r: r["recall"])
+
+
+def table(n: int, queries: int, results: list[dict], load: tuple) -> str:
+    mib = 2**20
+    lines = [f"# milvus-lite beside FAISS HNSW: {n:,} clustered 384-d vectors, {queries} queries",
+             "",
+             f"Both HNSW M={HNSW_M}, efConstruction={HNSW_EF_CONSTRUCTION}, inner product; "
+             "queries one per call on one thread (milvus-lite's through pymilvus's gRPC to its "
+             "in-process server, as a `milvus://` index is searched). Memory: RSS once built "
+             "with the input array dropped, less RSS before the vectors were read; engine start: "
+             "what starting the engine (an empty collection) added. Load average at start: "
+             f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}.", "",
+             "| engine | build s | of which insert s | memory MiB | peak RSS MiB | disk MiB | "
+             f"queries/s at recall@10 ≥ {TARGET} | at ef | its recall@10 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        h = headline(r)
+        insert = f"{r['insert_s']:.1f}" if "insert_s" in r else "-"
+        lines.append(f"| {r['engine']} | {r['build_s']:.1f} | {insert} | "
+                     f"{r['index_rss_bytes'] / mib:.0f} | {r['peak_rss_bytes'] / mib:.0f} | "
+                     f"{r['disk_bytes'] / mib:.0f} | {h['qps']:.1f} | {h['ef']} | "
+                     f"{h['recall']:.4f} |")
+    lines += ["", "engine start MiB: " + ", ".join(
+        f"{r['engine']} {r['start_rss_bytes'] / mib:.0f}" for r in results)]
+    lines += ["", "## the ef sweep", "", "| engine | ef | queries/s | recall@10 |",
+              "|---|---|---|---|"]
+    for r in results:
+        lines += [f"| {r['engine']} | {s['ef']} | {s['qps']:.1f} | {s['recall']:.4f} |"
+                  for s in r["sweep"]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=1_000_000, help="base vectors (default 1,000,000)")
+    p.add_argument("--queries", type=int, default=300)
+    p.add_argument("--engines", default=",".join(ENGINES))
+    p.add_argument("--name", default="milvus-engine", help="bench/results/NAME.json and .md")
+    p.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
+    p.add_argument("--data", type=Path, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        print("RESULT " + json.dumps(worker(args.worker, args.data)), flush=True)
+        return
+    load = os.getloadavg()
+    folder = bertscope_home() / "bench" / f"milvus-engine-{args.n}"
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    prepare(folder, args.n, args.queries)
+    say(f"data and exact truth: {time.perf_counter() - start:.1f} s")
+    results = []
+    for engine in args.engines.split(","):
+        out = subprocess.run([sys.executable, __file__, "--worker", engine, "--data",
+                              str(folder)], stdout=subprocess.PIPE, text=True, check=True)
+        results.append(json.loads(out.stdout.rsplit("RESULT ", 1)[1]))
+    text = table(args.n, args.queries, results, load)
+    write_results(args.name, {"n": args.n, "queries": args.queries, "dim": DIM,
+                              "load_average": load, "results": results}, text)
+    print(text)
+    shutil.rmtree(folder, ignore_errors=True)  # gigabytes at 1M; made again in a minute
+
+
+if __name__ == "__main__":
+    main()
