@@ -85,6 +85,17 @@ def chunk_ids_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[int]:
     return out
 
 
+def chunks_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[tuple]:
+    """(chunk_id, doc_id, chunk_no, start, end, lex tokens joined by spaces) of every chunk of
+    `doc_ids`, in chunk id order."""
+    out: list[tuple] = []
+    for part in _parts(doc_ids):
+        q = ("SELECT chunk_id, doc_id, chunk_no, start, end, lex FROM chunks "
+             f"WHERE doc_id IN ({','.join('?' * len(part))})")
+        out.extend(conn.execute(q, part))
+    return sorted(out)
+
+
 def delete_documents(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> None:
     for part in _parts(doc_ids):
         marks = ",".join("?" * len(part))
