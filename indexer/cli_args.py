@@ -22,6 +22,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     """The arguments of `argv`; flags that the chosen command would ignore are usage errors."""
     p = parser()
     args = p.parse_args(argv)
+    if args.command == "build":
+        store_target(p, args)
     if args.command == "build" and args.engine != "ray":
         ignored = [flag for flag, value in (("--workers", args.workers),
                                             ("--ray-address", args.ray_address))
@@ -56,7 +58,12 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="build an index from a corpus (resumable)")
     corpus_args(b)
-    b.add_argument("--out", required=True)
+    b.add_argument("--out", help="the index folder (or a milvus:// address)")
+    b.add_argument("--store", choices=("folder", "milvus"), default="folder",
+                   help="milvus: write into a Milvus collection (--milvus-uri, --collection)")
+    b.add_argument("--milvus-uri", help="--store milvus: a .db file (milvus-lite, embedded) or "
+                   "http://HOST:19530 (a Milvus server or cluster)")
+    b.add_argument("--collection", help="--store milvus: the collection's name")
     b.add_argument("--model", default="minilm", help="bundled name or local model folder")
     b.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                    help="what encodes: auto = the fastest whose export passed the fidelity gate; "
@@ -139,6 +146,30 @@ def parser() -> argparse.ArgumentParser:
                    "or reviews-zh (zh)")
     f.add_argument("--threads", type=POSITIVE, help="torch threads for encoding")
     return p
+
+
+def store_target(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """`build`'s target into `args.out`: the folder, or the milvus:// address that
+    --store milvus --milvus-uri URI --collection NAME make."""
+    milvus = (("--milvus-uri", args.milvus_uri), ("--collection", args.collection))
+    if args.store == "folder":
+        given = [flag for flag, value in milvus if value is not None]
+        if given:
+            p.error(f"{' and '.join(given)} apply only to --store milvus: add --store milvus")
+        if not args.out:
+            p.error("build needs --out FOLDER (or --store milvus --milvus-uri URI --collection "
+                    "NAME)")
+        return
+    lacking = [flag for flag, value in milvus if not value]
+    if lacking or args.out:
+        p.error("--store milvus takes --milvus-uri URI and --collection NAME"
+                + (", not --out" if args.out else f" (missing {' and '.join(lacking)})"))
+    from .milvus.address import milvus_address
+
+    try:
+        args.out = str(milvus_address(args.milvus_uri, args.collection))
+    except ValueError as exc:
+        p.error(str(exc))
 
 
 def corpus_options(args):

@@ -81,8 +81,7 @@ def create_collections(client, name: str, dim: int, kind: IndexType, bm25: dict,
     ip.add_index(field_name="vector", **kind.milvus)
     ip.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
                  params={"bm25_k1": bm25["k1"], "bm25_b": bm25["b"]})
-    client.create_collection(name, schema=s, index_params=ip, consistency_level="Strong",
-                             properties=properties)
+    _create(client, name, s, ip, properties=properties)
 
     d = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
     d.add_field("key", DataType.VARCHAR, is_primary=True, max_length=ID_BYTES + 16)
@@ -95,5 +94,13 @@ def create_collections(client, name: str, dim: int, kind: IndexType, bm25: dict,
     d.add_field("placeholder", DataType.FLOAT_VECTOR, dim=len(PLACEHOLDER))
     dp = client.prepare_index_params()
     dp.add_index(field_name="placeholder", index_type="FLAT", metric_type="IP")
-    client.create_collection(documents_collection(name), schema=d, index_params=dp,
-                             consistency_level="Strong")
+    _create(client, documents_collection(name), d, dp)
+
+
+def _create(client, name: str, schema, index_params, **kwargs) -> None:
+    """Create, index and load. `sync=False`: pymilvus would otherwise poll the index state with
+    a timestamp milvus-lite cannot allocate (logged there as a server traceback); loading
+    waits for the index either way."""
+    client.create_collection(name, schema=schema, consistency_level="Strong", **kwargs)
+    client.create_index(name, index_params, sync=False)
+    client.load_collection(name)
