@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import faiss
@@ -24,6 +25,27 @@ from .validation import check_flag, check_rrf_k
 
 MODES = ("dense", "lexical", "hybrid")
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
+# FAISS spreads a batch's queries over OpenMP threads: a batch this small gains little and pays
+# the threads' start, join and spin-wait (flat top-40 over 6,000 vectors on a loaded 2-core
+# machine: one query 0.17 ms on 1 thread against 0.25 ms on 2, four 0.9 ms against 17 ms; the
+# faiss column of bench/results/search-hot.md is the same call inside index.search)
+ONE_THREAD_QUERIES = 8
+
+
+@contextmanager
+def faiss_threads(n_queries: int) -> Iterator[None]:
+    """FAISS on one OpenMP thread while it searches `n_queries` <= ONE_THREAD_QUERIES queries;
+    the caller's thread count unchanged otherwise. OpenMP keeps the count per calling thread, so
+    concurrent searches on other threads are not touched."""
+    before = faiss.omp_get_max_threads()
+    if n_queries > ONE_THREAD_QUERIES or before == 1:
+        yield
+        return
+    faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(before)
 
 
 class Searcher:
@@ -129,7 +151,8 @@ class Searcher:
         while pending and fetch > 0:
             params = search_params(self.spec, exhaustive_knobs(self.spec, self.vectors)
                                    if exhaustive else knobs, sel, self.vectors)
-            scores, ids = self.vectors.search(qv[pending], fetch, params=params)
+            with faiss_threads(len(pending)):
+                scores, ids = self.vectors.search(qv[pending], fetch, params=params)
             still = []
             for row, q in enumerate(pending):
                 ranked = [(int(c), float(s)) for c, s in zip(ids[row], scores[row], strict=True)
