@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Hashable, Sequence
+from operator import itemgetter
 
 RRF_K = 60
 NORMALISATIONS = ("minmax", "zscore")
@@ -87,21 +88,16 @@ def convex(
     Returns (id, score) best first; ties keep first-seen order.
     """
     weights = check_weights(weights, len(runs))
-    normalised: list[dict[Hashable, float]] = []
-    floors: list[float] = []
-    for run in runs:
+    order = list(dict.fromkeys(i for run in runs for i, _ in run))  # first seen first
+    terms = []  # per list, each item's weighted normalised score, in `order`
+    for run, w in zip(runs, weights, strict=True):
         values = normalise([s for _, s in run], norm)
-        normalised.append(dict(zip((i for i, _ in run), values, strict=True)))
-        floors.append(min(values) if values else 0.0)
-    order: dict[Hashable, None] = {}
-    for run in runs:
-        order.update((i, None) for i, _ in run)
-    fused = {
-        item: sum(w * n.get(item, floor) for w, n, floor in zip(weights, normalised, floors,
-                                                                 strict=True))
-        for item in order
-    }
-    return sorted(fused.items(), key=lambda x: x[1], reverse=True)
+        get = dict(zip((i for i, _ in run), values, strict=True)).get
+        floor = min(values) if values else 0.0
+        terms.append([w * get(item, floor) for item in order])
+    # sum() of each item's terms in list order: the same floats as summing item by item
+    fused = zip(order, map(sum, zip(*terms, strict=True)), strict=True) if terms else ()
+    return sorted(fused, key=itemgetter(1), reverse=True)
 
 
 def fuse(

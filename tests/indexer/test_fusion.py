@@ -114,6 +114,34 @@ def test_constant_scores_and_single_items():
     assert all(map(lambda v: v == v, dict(convex([flat, flat], norm="zscore")).values()))  # no NaN
 
 
+
+def definition(runs, weights, norm):
+    """convex as its docstring defines it, item by item (first seen first, stable sort)."""
+    lists = [dict(zip([i for i, _ in r], normalise([s for _, s in r], norm), strict=True))
+             for r in runs]
+    floors = [min(n.values()) if n else 0.0 for n in lists]
+    items = list(dict.fromkeys(i for r in runs for i, _ in r))
+    scored = [(i, sum(w * n.get(i, f) for w, n, f in zip(weights, lists, floors, strict=True)))
+              for i in items]
+    return sorted(scored, key=lambda x: x[1], reverse=True)
+
+
+def test_convex_equals_its_definition_bit_for_bit_ties_included():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        pool = [f"d{i}" for i in range(int(rng.integers(0, 40)))]
+        runs = []
+        for _ in range(int(rng.integers(1, 4))):
+            items = list(rng.permutation(pool)[: int(rng.integers(0, len(pool) + 1))])
+            scores = rng.choice([0.5, 1.0, -0.0, float(rng.random())], size=len(items))
+            runs.append(sorted(zip(items, scores.tolist(), strict=True), key=lambda x: -x[1]))
+        weights = rng.choice([0.0, 0.3, 1.0, 2.5], size=len(runs)).tolist()
+        weights[0] = weights[0] or 1.0
+        for norm in ("minmax", "zscore"):
+            got = convex(runs, weights, norm=norm)
+            want = definition(runs, weights, norm)
+            assert [(i, repr(s)) for i, s in got] == [(i, repr(s)) for i, s in want]
+
 @pytest.mark.parametrize("weights,said", [
     ([float("nan"), 1.0], "weights: weight 1 of 2 must be a finite number >= 0, got nan"),
     ([1.0, float("inf")], "weights: weight 2 of 2 must be a finite number >= 0, got inf"),
