@@ -19,6 +19,7 @@ from common import prompt_prefix
 from .fingerprint import model_fingerprint, pooling_mode
 from .info import EncoderInfo
 from .modes import eval_mode
+from .tokenizer_lock import tokenizer_lock
 from .validation import check_texts
 
 if TYPE_CHECKING:
@@ -180,9 +181,11 @@ class Encoder:
         if not texts:
             return []
         prefix = self.prompt_prefix(prompt)
-        ids = self.tokenizer(
-            [prefix + t for t in texts], add_special_tokens=True, truncation=False, verbose=False
-        )["input_ids"]
+        with tokenizer_lock(self.tokenizer):  # another thread may be padding a batch with it
+            ids = self.tokenizer(
+                [prefix + t for t in texts], add_special_tokens=True, truncation=False,
+                verbose=False,
+            )["input_ids"]
         return [len(x) for x in ids]
 
     # -- introspection ---------------------------------------------------------------------

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .tokenizer_lock import tokenizer_lock
+
 RUNTIME_FILE = "runtime.json"
 
 
@@ -62,8 +64,9 @@ class FastModel:
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Token ids as sentence-transformers makes them: padded to the batch, cut at max length."""
-        batch = self.tokenizer(list(texts), padding=True, truncation="longest_first",
-                               max_length=self.max_seq_length, return_tensors="np")
+        with tokenizer_lock(self.tokenizer):  # its settings are shared with token counts
+            batch = self.tokenizer(list(texts), padding=True, truncation="longest_first",
+                                   max_length=self.max_seq_length, return_tensors="np")
         out = {}
         for name in self.input_names:  # token_type_ids: zeros where the tokenizer makes none
             value = batch[name] if name in batch else np.zeros_like(batch["input_ids"])
