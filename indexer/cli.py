@@ -52,8 +52,9 @@ def cmd_build(args) -> int:
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)
+    size = f", {st.size_bytes / 1e6:.1f} MB" if st.size_bytes else ""  # Milvus: not known here
     print(f"built {args.out}: {st.documents} documents, {st.chunks} chunks, preset {st.preset} "
-          f"({st.faiss_spec}), model {st.model} on {_backend(st)}, {st.size_bytes / 1e6:.1f} MB")
+          f"({st.faiss_spec}), model {st.model} on {_backend(st)}{size}")
     return 0
 
 

@@ -37,6 +37,11 @@ def connect(address: MilvusAddress, *, timeout: float = CONNECT_TIMEOUT_S, creat
         return MilvusClient(uri=address.uri, timeout=timeout)
     except MilvusException as exc:
         reason = str(getattr(exc, "message", exc)).splitlines()[0][:200]
+        if address.lite:
+            raise IndexerError(f"milvus-lite cannot open {address.uri} ({reason}): another process "
+                               "may hold it (milvus-lite serves one process per .db file; for "
+                               "several, serve it with `milvus-lite server` or run a Milvus "
+                               "server)") from None
         raise IndexerError(f"cannot reach Milvus at {address.uri} (waited at most {timeout:g} s): "
                            f"{reason}") from None
 

@@ -167,14 +167,15 @@ class MilvusIndex:
         return dict(self.manifest["metadata_fields"])
 
     def field_values(self, name: str, limit: int = 50) -> list[Any] | None:
-        """As `SemanticIndex.field_values`: read by scanning the documents' metadata."""
+        """As `SemanticIndex.field_values`: read by scanning the first chunk of every document
+        (paged by the integer chunk id: pymilvus pages a string key unescaped)."""
         types = self.field_types()
         limit = check_positive_int(limit, "limit")
         if not isinstance(name, str) or name not in types:
             raise unknown_field(name, types)
         values: set = set()
-        it = self.client.query_iterator(self._docs, batch_size=1000, filter="part == 0",
-                                        output_fields=["metadata"])
+        it = self.client.query_iterator(self.address.collection, batch_size=1000,
+                                        filter="chunk_no == 0", output_fields=["metadata"])
         try:
             while batch := it.next():
                 for row in batch:
@@ -185,7 +186,9 @@ class MilvusIndex:
                     return None
         finally:
             it.close()
-        return sorted(values, key=lambda v: (type(v).__name__, v))
+        if types[name] == "bool":
+            return sorted(bool(v) for v in values)
+        return sorted(values, key=lambda v: (isinstance(v, str), v))  # numbers, then text
 
     def query_too_long(self, query: str) -> bool:
         enc = self.encoder

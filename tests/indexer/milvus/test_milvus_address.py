@@ -92,3 +92,20 @@ def test_open_and_the_cli_refuse_an_unreachable_server_in_one_line(run_cli):
     run = run_cli("indexer", "info", f"milvus://127.0.0.1:{port}?collection=c")
     assert run.code == 1 and run.error.startswith(f"error: cannot reach Milvus at "
                                                   f"http://127.0.0.1:{port}")
+
+
+def test_a_db_file_another_process_holds_is_refused_saying_so(tmp_path):
+    import subprocess
+    import sys
+
+    db = tmp_path / "held.db"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, pymilvus; c = pymilvus.MilvusClient(sys.argv[1]); "
+         "print('ready', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(IndexerError, match="another process may hold it"):
+            connect(parse_address(f"milvus://{db}?collection=c"))
+    finally:
+        holder.communicate("", timeout=30)

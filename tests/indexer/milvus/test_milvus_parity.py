@@ -97,6 +97,13 @@ def test_documents_and_stats_are_the_folder_stores(folder, milvus, docs):
         assert getattr(a, field) == getattr(b, field), field
 
 
+def test_field_values_are_the_folder_stores(folder, milvus):
+    for name in ("topic", "group", "flag", "score"):
+        assert milvus.field_values(name) == folder.field_values(name), name
+    assert milvus.field_values("topic", limit=4) is None
+    assert milvus.field_values("group") == ["a", "b"]
+
+
 def test_hnsw_recall_at_10_against_exact(tmp_path, tiny_encoder):
     rng = random.Random(7)
     words = [f"w{i}" for i in range(400)] + ["cat", "dog", "stock", "rain", "team", "final"]
