@@ -1,4 +1,5 @@
-"""The batch CLI: build | rebuild | search | info | add | delete | compact | eval | default.
+"""The batch CLI: build | rebuild | search | info | add | delete | compact | eval | default |
+migrate.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
 Exit status: 0 done; 1 error, nothing changed; 2 bad flags (argparse); 3 partly done and saved
@@ -222,9 +223,32 @@ def cmd_default(args) -> int:
     return 0
 
 
+def cmd_migrate(args) -> int:
+    from tqdm import tqdm
+
+    from .migrate import migrate
+
+    # milvus-lite keeps no MVCC timestamps: pymilvus warns on every page of a scan
+    logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
+    with tqdm(desc="migrate", unit="doc", file=sys.stderr, dynamic_ncols=True) as bar:
+        def progress(done: int, total: int) -> None:
+            if bar.total is None:  # the first report: documents an earlier run copied
+                bar.reset(total)
+                bar.initial = done
+            bar.n = done
+            bar.refresh()
+
+        r = migrate(args.src, args.dst, batch_docs=args.batch, sample=args.sample,
+                    preset=args.index, progress=progress)
+    print(f"migrated {r.src} -> {r.dst}: {r.documents:,} documents, {r.chunks:,} chunks"
+          f"{f' ({r.resumed:,} copied by an earlier run)' if r.resumed else ''}, {r.seconds:.1f} s;"
+          f" verified: counts, and {r.verified:,} documents' text, chunks and vectors equal")
+    return 0
+
+
 COMMANDS = {"build": cmd_build, "rebuild": cmd_rebuild, "search": cmd_search, "info": cmd_info,
             "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact, "eval": cmd_eval,
-            "default": cmd_default}
+            "default": cmd_default, "migrate": cmd_migrate}
 
 
 def main(argv: list[str] | None = None) -> int:

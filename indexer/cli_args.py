@@ -10,7 +10,7 @@ from common.argtypes import NON_NEGATIVE, POSITIVE, number
 from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
 DESCRIPTION = ("The batch CLI: build | rebuild | search | info | add | delete | compact | eval | "
-               "default.")
+               "default | migrate.")
 EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
 BACKEND_CHOICES = (AUTO, *BACKENDS)
 
@@ -145,6 +145,16 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--out", help="default: $BERTSCOPE_INDEX_ROOT (else indexes) / bbc-news (en) "
                    "or reviews-zh (zh)")
     f.add_argument("--threads", type=POSITIVE, help="torch threads for encoding")
+
+    g = sub.add_parser("migrate", help="copy an index between a folder and Milvus, either way "
+                       "(resumable: run it again after a failure; verified at the end)")
+    g.add_argument("src", help="a folder index or a milvus://… address")
+    g.add_argument("dst", help="a milvus://… address or a folder (the other kind)")
+    g.add_argument("--index", help="the target's vector index (default: the source's where the "
+                   "target has it, else auto)")
+    g.add_argument("--batch", type=POSITIVE, default=256, help="documents per resumable batch")
+    g.add_argument("--sample", type=NON_NEGATIVE, default=200,
+                   help="documents compared end to end after the copy (counts always are)")
     return p
 
 
