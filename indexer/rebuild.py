@@ -46,15 +46,24 @@ def rebuild_index(
     """
     from encoder import AUTO, Encoder, load_encoder
 
-    src = check_path(source, "source index", "an index folder path")
-    out = check_path(out, "out", "a folder path for the new index")
+    from .milvus import is_milvus, parse_address
+
+    src = source if is_milvus(source) else check_path(source, "source index",
+                                                      "an index folder path")
+    out = out if is_milvus(out) else check_path(out, "out", "a folder path for the new index")
     old = SemanticIndex.open(src)  # a missing, foreign or damaged index fails here, named
-    _check_apart(src, out)
-    store.check_target(out)  # before the model loads: a bad --out fails at once
+    if is_milvus(out):
+        if is_milvus(src) and parse_address(src) == parse_address(out):
+            raise IndexerError(f"--out {out} is the source index itself: re-index into "
+                               "another collection")
+    elif not is_milvus(src):
+        _check_apart(src, out)
+    if not is_milvus(out):
+        store.check_target(out)  # before the model loads: a bad --out fails at once
     manifest = old.manifest
     check_build_args(preset or manifest["preset"], batch_size, shard_size, progress)
     backend = check_backend_arg(backend)
-    docs = list(db.all_documents(old.conn))
+    docs = list(old.all_documents() if is_milvus(src) else db.all_documents(old.conn))
     if not docs:
         raise IndexerError(f"{src} holds no documents (all deleted?): there is nothing to "
                            "re-index")

@@ -17,7 +17,7 @@ What differs from a folder index, and why:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from common.lexical import Bm25Params
@@ -166,6 +166,28 @@ class MilvusIndex:
         self._manifest = read_manifest(self.client, self.address)
         return dict(self.manifest["metadata_fields"])
 
+    def doc_ids(self) -> list[str]:
+        """Every document's id, sorted (from each document's first chunk, paged by chunk id)."""
+        return sorted(r["doc_id"] for r in self._scan("chunk_no == 0", ["doc_id"]))
+
+    def all_documents(self, batch: int = IDS_PER_EXPR) -> Iterator[Document]:
+        """Every document, by id, read `batch` at a time (what `rebuild_index` re-encodes)."""
+        ids = self.doc_ids()
+        for at in range(0, len(ids), batch):
+            found = self.documents(ids[at:at + batch])
+            yield from (found[i] for i in ids[at:at + batch] if i in found)
+
+    def _scan(self, expr: str, fields: list[str]) -> Iterator[dict]:
+        """Every chunk row matching `expr`, paged by the integer chunk id (pymilvus pages a
+        string key unescaped)."""
+        it = self.client.query_iterator(self.address.collection, batch_size=1000, filter=expr,
+                                        output_fields=fields)
+        try:
+            while batch := it.next():
+                yield from batch
+        finally:
+            it.close()
+
     def field_values(self, name: str, limit: int = 50) -> list[Any] | None:
         """As `SemanticIndex.field_values`: read by scanning the first chunk of every document
         (paged by the integer chunk id: pymilvus pages a string key unescaped)."""
@@ -174,18 +196,12 @@ class MilvusIndex:
         if not isinstance(name, str) or name not in types:
             raise unknown_field(name, types)
         values: set = set()
-        it = self.client.query_iterator(self.address.collection, batch_size=1000,
-                                        filter="chunk_no == 0", output_fields=["metadata"])
-        try:
-            while batch := it.next():
-                for row in batch:
-                    value = (row["metadata"] or {}).get(name)
-                    if isinstance(value, (str, int, float)):
-                        values.add(value)
+        for row in self._scan("chunk_no == 0", ["metadata"]):
+            value = (row["metadata"] or {}).get(name)
+            if isinstance(value, (str, int, float)):
+                values.add(value)
                 if len(values) > limit:
                     return None
-        finally:
-            it.close()
         if types[name] == "bool":
             return sorted(bool(v) for v in values)
         return sorted(values, key=lambda v: (isinstance(v, str), v))  # numbers, then text
