@@ -56,12 +56,12 @@ class MilvusIndex:
         self._searcher: MilvusSearcher | None = None
 
     @classmethod
-    def open(cls, target: str | MilvusAddress, *, encoder=None, verify: bool = True,
+    def open(cls, path: str | MilvusAddress, *, encoder=None, verify: bool = True,
              backend: str | None = None) -> MilvusIndex:
-        """Open the Milvus index at `target` (a `milvus://` address). The encoder is checked
+        """Open the Milvus index at `path` (a `milvus://` address). The encoder is checked
         as a folder index checks it; `verify` is accepted for the same signature (Milvus checks
         its own files)."""
-        address = parse_address(target)
+        address = parse_address(path)
         backend = check_open_args(encoder, backend)
         client = connect(address)
         manifest = read_manifest(client, address)
@@ -213,12 +213,21 @@ class MilvusIndex:
     def explain(self, query: str, hit: Hit, *, method: str = "integrated-jacobians",
                 steps: int = 16, progress: Callable[[int, int], None] | None = None):
         """As `SemanticIndex.explain`."""
+        return self.encoder.explain(query, self._passage(hit), method=method, steps=steps,
+                                    prompt_a="query", prompt_b="passage", progress=progress)
+
+    def explain_work(self, query: str, hit: Hit, steps: int = 16) -> int:
+        """As `SemanticIndex.explain_work`."""
+        from encoder.explain import work_units
+
+        return work_units(self.encoder, query, self._passage(hit), steps=steps,
+                          prompt_a="query", prompt_b="passage")
+
+    def _passage(self, hit: Hit) -> str:
         if not isinstance(hit, Hit):
             raise TypeError(f"hit must be a Hit from this index's search, got {type(hit).__name__}")
-        passage = chunk_input(self.encoder, hit.title, hit.text,
-                              ChunkingConfig(**self.manifest["chunking"]))
-        return self.encoder.explain(query, passage, method=method, steps=steps,
-                                    prompt_a="query", prompt_b="passage", progress=progress)
+        return chunk_input(self.encoder, hit.title, hit.text,
+                           ChunkingConfig(**self.manifest["chunking"]))
 
     # -- writing -----------------------------------------------------------------------------
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,

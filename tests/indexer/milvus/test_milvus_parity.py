@@ -37,6 +37,31 @@ def ranked(hits):
             for h in hits]
 
 
+def test_the_same_public_surface_as_a_folder_index():
+    """Every public name of SemanticIndex but the folder's own parts, with the same signature."""
+
+    folder_only = {"conn", "lexical", "vectors"}
+    names = {n for n in dir(SemanticIndex) if not n.startswith("_")} - folder_only
+    assert names <= set(dir(MilvusIndex))
+    for name in names:
+        ours, theirs = getattr(MilvusIndex, name), getattr(SemanticIndex, name)
+        if callable(theirs):
+            assert _params(ours) == _params(theirs), name
+
+
+def _params(function) -> list[tuple]:
+    import inspect
+
+    return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
+
+
+def test_explain_runs_on_a_milvus_hit(milvus):
+    hit = milvus.search("stocks fell", k=1)[0]
+    assert milvus.explain_work("stocks fell", hit, steps=2) > 0
+    assert milvus.explain("stocks fell", hit, method="occlusion").backend_score == \
+        pytest.approx(hit.score, abs=1e-3)
+
+
 def test_a_milvus_address_opens_a_milvus_index(milvus, tiny_encoder):
     again = SemanticIndex.open(str(milvus.address), encoder=tiny_encoder)
     assert isinstance(milvus, MilvusIndex) and isinstance(again, MilvusIndex)
