@@ -153,3 +153,27 @@ def test_the_cli_migrates_and_says_what_it_verified(folder, tmp_path, run_cli):
     assert back.code == 0 and "7 documents' text, chunks and vectors equal" in back.out
     bad = run_cli("indexer", "migrate", str(folder), str(tmp_path / "other"))
     assert bad.code == 1 and "one of each" in bad.error
+
+
+def test_a_copy_that_does_not_verify_leaves_the_target_as_it_was(folder, tmp_path,
+                                                                   tiny_encoder):
+    """Rows lost between the copy and its check (here: deleted from the staging collection by
+    another client) fail the verification; the index already at the address stays."""
+    from pymilvus import MilvusClient
+
+    from indexer.migrate import STAGING, MigrationError
+
+    db = tmp_path / "m.db"
+    address = f"milvus://{db}?collection=idx"
+    small = tmp_path / "small"
+    build_index(docs()[:5], small, model=tiny_encoder, preset="flat")
+    migrate(small, address)
+
+    def tamper(done, total):
+        if done == total:
+            MilvusClient(str(db)).delete("idx" + STAGING, filter="chunk_no == 0 and "
+                                         'doc_id == "d03"')
+
+    with pytest.raises(MigrationError, match="holds"):
+        migrate(folder, address, progress=tamper)
+    assert content(address)["docs"] == content(small)["docs"]
