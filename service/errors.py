@@ -58,9 +58,28 @@ def status_of(exc: BaseException) -> int:
 def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:5]:
+        if err.get("type") == "json_invalid":  # loc: ("body", character offset)
+            at = err.get("loc", ("body", "?"))[-1]
+            why = (err.get("ctx") or {}).get("error", "")
+            return f"the body is not valid JSON (at character {at}: {why}); send a JSON object"
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "invalid request: " + "; ".join(parts)
+
+
+def _route_message(request: Request, status: int, detail: str, headers) -> str:
+    """Starlette's bare 404 / 405 phrases, said with the route and what would be accepted."""
+    path = request.url.path
+    if status == 404 and detail == "Not Found":
+        if path.startswith("/v1/indexes/") and ".." in path.split("/"):
+            return (f"no route {request.method} {path}: an index name is one folder under the "
+                    "root, never '..' or a path; GET /v1/indexes lists them")
+        return f"no route {request.method} {path}; see /docs"
+    if status == 405 and detail == "Method Not Allowed":
+        allowed = (headers or {}).get("Allow", "")
+        return f"{request.method} is not allowed on {path}" + \
+            (f"; use {allowed}" if allowed else "") + " (see /docs)"
+    return detail
 
 
 def install(app: FastAPI) -> None:
@@ -77,9 +96,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException):
         detail = exc.detail if isinstance(exc.detail, str) else "request refused"
-        if exc.status_code == 404 and detail == "Not Found":
-            detail = f"no route {request.method} {request.url.path}; see /docs"
-        return error_response(exc.status_code, detail, headers=getattr(exc, "headers", None))
+        headers = getattr(exc, "headers", None)
+        return error_response(exc.status_code,
+                              _route_message(request, exc.status_code, detail, headers),
+                              headers=headers)
 
     async def library_error(request: Request, exc: Exception):
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)

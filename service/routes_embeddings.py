@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 
 from .errors import ApiError
 from .schemas import EmbeddingsRequest, ExplainRequest
-from .shared import check_count, check_texts_length, service_of
+from .shared import check_count, check_given, check_texts_length, service_of
 
 router = APIRouter()
 EXPLAIN_PASSAGE_CHARS = 2000  # integrated Jacobians grow with the passage: keep a call short
@@ -36,7 +36,9 @@ def embeddings(body: EmbeddingsRequest, request: Request) -> dict:
     if not texts:
         raise ApiError(422, "input is an empty list: give at least one text")
     check_count(len(texts), limits.max_inputs, "inputs", "max_inputs")
-    check_texts_length(texts, limits.max_text_chars, "input", "max_text_chars")
+    one = isinstance(body.input, str)
+    check_texts_length(texts, limits.max_text_chars, "input", "max_text_chars", one=one)
+    check_given(texts, "input", one=one)
     enc = svc.indexes.model_encoder(body.model)
     if body.dimensions is not None and body.dimensions != enc.dim:
         raise ApiError(422, f"dimensions={body.dimensions}: {body.model} makes {enc.dim}-"
@@ -64,8 +66,11 @@ def explain(body: ExplainRequest, request: Request) -> dict:
     if (body.index is None) == (body.model is None):
         raise ApiError(422, "give `index` (explain with its encoder) or `model`, one of the two")
     check_texts_length([body.query], svc.config.limits.max_query_chars, "query",
-                       "max_query_chars")
-    check_texts_length([body.passage], EXPLAIN_PASSAGE_CHARS, "passage", "explain's passage")
+                       "max_query_chars", one=True)
+    check_texts_length([body.passage], EXPLAIN_PASSAGE_CHARS, "passage",
+                       "explain's passage limit", one=True)
+    check_given([body.query], "query", one=True)
+    check_given([body.passage], "passage", one=True)
     if body.index is not None:
         enc = svc.indexes.get(body.index).encoder
     else:

@@ -13,7 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .errors import ApiError
 from .schemas import DeleteRequest, DocumentsRequest
-from .shared import check_count, service_of
+from .shared import check_count, check_given, service_of
 
 bearer = HTTPBearer(auto_error=False, description="the key in the server's --api-key-file")
 
@@ -64,6 +64,7 @@ def delete_documents(name: str, body: DeleteRequest, request: Request) -> dict:
     """Delete documents by id; `missing` names the ids that were not in the index."""
     svc = service_of(request)
     check_count(len(body.ids), svc.config.limits.max_documents, "ids", "max_documents")
+    check_given(body.ids, "ids", fix="give the id of each document to delete")
     with svc.indexes.write_lock(name):
         index = svc.indexes.fresh(name)
         missing = index.missing(body.ids)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 from fastapi import Request
 
+from encoder import check_text
+
 from .config import Limits
 from .errors import ApiError
 
@@ -23,11 +25,21 @@ def check_count(n: int, limit: int, what: str, name: str) -> None:
                             "split the batch")
 
 
-def check_texts_length(texts: Sequence[str], limit: int, what: str, name: str) -> None:
+def check_texts_length(texts: Sequence[str], limit: int, what: str, name: str, *,
+                       one: bool = False) -> None:
+    """422 naming the text (`what[i]`, or `what` where the field holds `one` text) and limit."""
     for i, text in enumerate(texts):
         if len(text) > limit:
-            raise ApiError(422, f"{what}[{i}] is {len(text)} characters; the limit is {limit} "
+            where = what if one else f"{what}[{i}]"
+            raise ApiError(422, f"{where} is {len(text)} characters; the limit is {limit} "
                                 f"({name})")
+
+
+def check_given(texts: Sequence[str], what: str, *, one: bool = False,
+                fix: str = "pass some text") -> None:
+    """The library's empty-text check (a 422), its message naming the request's field."""
+    for i, text in enumerate(texts):
+        check_text(text, where=what if one else f"{what}[{i}]", fix=fix)
 
 
 def check_k(k: int, limits: Limits) -> None:
@@ -44,7 +56,7 @@ def one_or_many(query: str | None, queries: list[str] | None, limits: Limits
     texts = [query] if queries is None else queries
     check_count(len(texts), limits.max_inputs, "queries", "max_inputs")
     check_texts_length(texts, limits.max_query_chars, "queries" if queries else "query",
-                       "max_query_chars")
+                       "max_query_chars", one=queries is None)
     return texts, queries is None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from conftest import KEY
 
 from service import Limits
 
@@ -38,7 +39,8 @@ def test_a_name_that_could_leave_the_root_is_refused(api, name):
 
 def test_an_encoded_slash_in_a_name_matches_no_route(api):
     response = api.post("/v1/indexes/..%2F..%2Fetc/search", json={"query": "x"})
-    assert "no route" in error_of(response, 404)
+    message = error_of(response, 404)
+    assert "no route" in message and "index name is one folder" in message
 
 
 @pytest.mark.parametrize("name", ["..", "../tiny", "/etc", "tiny/../tiny", ""])
@@ -82,7 +84,28 @@ def test_the_library_s_checks_answer_422(api):
 
 def test_unknown_routes_and_methods_answer_json(api):
     assert "/docs" in error_of(api.get("/v2/everything"), 404)
-    error_of(api.get("/v1/indexes/tiny/search"), 405)
+    assert "use POST" in error_of(api.get("/v1/indexes/tiny/search"), 405)
+
+
+def test_messages_name_the_request_s_own_fields(api):
+    """Not the library's parameter names (texts[0], a, doc_ids) nor a list index for a field
+    that holds one text."""
+    bad_json = api.post("/v1/indexes/tiny/search", content=b"{query: 1",
+                        headers={"content-type": "application/json"})
+    assert "not valid JSON (at character 1" in error_of(bad_json, 422)
+    embed = "/v1/embeddings"
+    assert error_of(api.post(embed, json={"model": "tiny-bert", "input": ["a", " "]}),
+                    422).startswith("input[1] is empty")
+    assert error_of(api.post(embed, json={"model": "tiny-bert", "input": " "}),
+                    422).startswith("input is empty")
+    long_query = {"query": "x" * 5000}
+    assert error_of(api.post("/v1/indexes/tiny/search", json=long_query),
+                    422).startswith("query is 5000 characters")
+    explain = {"query": " ", "passage": "b", "index": "tiny"}
+    assert error_of(api.post("/v1/explain", json=explain), 422).startswith("query is empty")
+    delete = api.request("DELETE", "/v1/indexes/writable/documents", json={"ids": [""]},
+                         headers={"Authorization": f"Bearer {KEY}"})
+    assert error_of(delete, 422).startswith("ids[0] is empty")
 
 
 def test_a_body_over_the_limit_is_413_declared_or_streamed(thread_server):

@@ -36,3 +36,15 @@ def test_every_entry_point_has_at_least_20_bad_inputs():
 def test_case_names_are_unique_per_entry_point():
     seen = Counter((c.entry, c.bad) for c in all_cases())
     assert [k for k, n in seen.items() if n > 1] == []
+
+
+def test_a_refusal_that_does_not_name_the_limit_falls_short():
+    from tools.bad_input.probe import Case, Outcome
+
+    case = Case("service (HTTP)", "300 inputs", lambda ws: None, 413, names=("max_inputs",),
+                unit="HTTP")
+    named = Outcome("HTTP 413", "300 inputs; the limit is 256 (max_inputs)", refused=True,
+                    code=413)
+    assert case.verdict(named)
+    assert not case.verdict(Outcome("HTTP 413", "too large", refused=True, code=413))
+    assert not case.verdict(Outcome("HTTP 422", named.message, refused=True, code=422))

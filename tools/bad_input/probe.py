@@ -34,9 +34,13 @@ class Case:
     run: Callable[..., Outcome]  # (workspace) -> Outcome
     expect: str | int = "refused"  # "refused" | "accepted" | "warned" | an exit status
     note: str = ""  # why the expected outcome is the right one, where not obvious
+    names: tuple[str, ...] = ()  # words the message must hold: the field, the limit
+    unit: str = "exit"  # what an int `expect` is: an exit status, or an "HTTP" status
 
     def verdict(self, outcome: Outcome) -> bool:
         if outcome.traceback or not outcome.message.strip():
+            return False
+        if any(word not in outcome.message for word in self.names):
             return False
         if isinstance(self.expect, int):
             return outcome.code == self.expect

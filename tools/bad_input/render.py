@@ -48,10 +48,12 @@ def _cell(text: str, limit: int = 260) -> str:
 
 def _expected(case) -> str:
     if isinstance(case.expect, int):
-        base = f"exit {case.expect}"
+        base = f"{case.unit} {case.expect}"
     else:
         base = {"refused": "refused", "accepted": "works", "warned": "works, with a warning"}[
             case.expect]
+    if case.names:
+        base += ", naming " + ", ".join(f"`{word}`" for word in case.names)
     return base + (f": {case.note}" if case.note else "")
 
 
