@@ -105,25 +105,25 @@ class Searcher:
         depth = max(4 * want, 100)
         dense = self._dense(queries, depth, per_chunk, allowed, knobs, strict=False)
         lexical = self._lexical_search(queries, depth, per_chunk, allowed)
+        key = (lambda c: c) if per_chunk else self._doc_of.__getitem__  # chunk -> its group
         out = []
         for d, lx in zip(dense, lexical, strict=True):
-            best: dict[Any, int] = {}
-            for cid, _ in lx + d:  # dense wins the representative chunk (iterated last)
-                best[self._group_key(cid, per_chunk)] = cid
-            fused = fuse([[(self._group_key(c, per_chunk), s) for c, s in d],
-                          [(self._group_key(c, per_chunk), s) for c, s in lx]], **fusion_args)
-            out.append([(best[key], score) for key, score in fused[:want]])
+            # dense wins the representative chunk (iterated last)
+            best = {key(cid): cid for cid, _ in lx + d}
+            fused = fuse([[(key(c), s) for c, s in d], [(key(c), s) for c, s in lx]],
+                         **fusion_args)
+            out.append([(best[k], score) for k, score in fused[:want]])
         return out
-
-    def _group_key(self, chunk_id: int, per_chunk: bool):
-        return chunk_id if per_chunk else self._doc_of[chunk_id]
 
     def _group(self, ranked: Ranked, want: int, per_chunk: bool) -> Ranked:
         """Best chunk per document (or chunks as they come), at most `want`."""
-        docs = self._docs_for([c for c, _ in ranked])
+        doc_of = self._doc_of
+        missing = [c for c, _ in ranked if c not in doc_of]
+        if missing:
+            doc_of.update(db.doc_ids_of_chunks(self.conn, missing))
         out, seen = [], set()
         for cid, score in ranked:
-            key = cid if per_chunk else docs.get(cid)
+            key = cid if per_chunk else doc_of.get(cid)
             if key is None or key in seen:
                 continue  # a chunk that is no longer live
             seen.add(key)
@@ -131,12 +131,6 @@ class Searcher:
             if len(out) == want:
                 break
         return out
-
-    def _docs_for(self, chunk_ids: Sequence[int]) -> dict[int, str]:
-        missing = [c for c in chunk_ids if c not in self._doc_of]
-        if missing:
-            self._doc_of.update(db.doc_ids_of_chunks(self.conn, missing))
-        return {c: self._doc_of[c] for c in chunk_ids if c in self._doc_of}
 
     def _dense(self, queries, want, per_chunk, allowed, knobs, strict=True) -> list[Ranked]:
         """FAISS search with adaptive over-fetch: grow the fetch, then exhaustive knobs, until
@@ -155,8 +149,8 @@ class Searcher:
                 scores, ids = self.vectors.search(qv[pending], fetch, params=params)
             still = []
             for row, q in enumerate(pending):
-                ranked = [(int(c), float(s)) for c, s in zip(ids[row], scores[row], strict=True)
-                          if c >= 0]
+                ranked = [(c, s) for c, s in zip(ids[row].tolist(), scores[row].tolist(),
+                                                  strict=True) if c >= 0]
                 out[q] = self._group(ranked, want, per_chunk)
                 if len(out[q]) < want:
                     still.append(q)
