@@ -43,7 +43,7 @@ def folder(tmp_path_factory, tiny_encoder):
 
 def content(target) -> dict:
     """Everything a migration must carry, read through the public API of either store."""
-    from indexer.migrate import open_side
+    from indexer.migrate_sides import open_side
 
     side = open_side(target)
     ids = side.doc_ids()
