@@ -66,14 +66,14 @@ def build_milvus(report, source: str, out: str | MilvusAddress, enc, *, preset: 
         create_collections(client, staging, enc.dim, kind, bm25.to_dict(), {})
         try:
             clock = time.perf_counter()
-            rows = chunk_rows(docs, chunks, vectors)
-            for at in range(0, len(rows), ROWS_A_REQUEST):
-                say(BuildProgress("index", at, len(rows)))
-                client.insert(staging, rows[at:at + ROWS_A_REQUEST])
-            doc_rows = document_rows(docs)
-            for at in range(0, len(doc_rows), ROWS_A_REQUEST):
-                client.insert(names[1], doc_rows[at:at + ROWS_A_REQUEST])
-            say(BuildProgress("index", len(rows), len(rows)))
+            by_id = {d.id: d for d in docs}
+            for at in range(0, len(chunks), ROWS_A_REQUEST):  # rows made a batch at a time
+                say(BuildProgress("index", at, len(chunks)))
+                end = at + ROWS_A_REQUEST
+                client.insert(staging, chunk_rows(by_id, chunks[at:end], vectors[at:end]))
+            for at in range(0, len(docs), ROWS_A_REQUEST):
+                client.insert(names[1], document_rows(docs[at:at + ROWS_A_REQUEST]))
+            say(BuildProgress("index", len(chunks), len(chunks)))
             say(BuildProgress("save", 0, 1))
             for name in names:
                 client.flush(name)

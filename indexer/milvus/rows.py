@@ -5,7 +5,7 @@ machines need no shared counter, and re-adding a document reuses its ids."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import xxhash
@@ -36,9 +36,11 @@ def _fits(value: str, limit: int, what: str, doc_id: str) -> str:
     return value
 
 
-def chunk_rows(docs: Sequence[Document], chunks: Sequence[Chunk],
+def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequence[Chunk],
                vectors: np.ndarray) -> list[dict]:
-    by_id = {d.id: d for d in docs}
+    """The rows of `chunks` (their documents among `docs`: a list, or {id: Document} for a
+    build that makes its rows a batch at a time)."""
+    by_id = docs if isinstance(docs, Mapping) else {d.id: d for d in docs}
     rows = []
     for chunk, vector in zip(chunks, vectors, strict=True):
         doc = by_id[chunk.doc_id]
