@@ -59,13 +59,14 @@ class SemanticIndex(IndexWrites):
         without it, that model is loaded on the first dense search, on `backend` (default: the
         index's own; `auto` or a name of `encoder.BACKENDS`). `verify` checks every file's
         checksum (sizes are always checked). A `milvus://` address opens a `MilvusIndex`
-        (indexer.milvus), the same API on a Milvus collection."""
-        from .milvus.address import is_milvus
+        (indexer.milvus), the same API on a Milvus collection; so does a `NAME.milvus` file
+        holding such an address."""
+        from .milvus.address import milvus_target
 
-        if is_milvus(path):
+        if target := milvus_target(path):
             from .milvus import MilvusIndex
 
-            return MilvusIndex.open(path, encoder=encoder, verify=verify, backend=backend)
+            return MilvusIndex.open(target, encoder=encoder, verify=verify, backend=backend)
         index = cls(store.open_version(path, verify=verify), verify=verify,
                     backend=check_open_args(encoder, backend))
         index_backend(index.manifest, index.folder)  # a damaged backend entry fails here

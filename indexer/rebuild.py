@@ -46,8 +46,9 @@ def rebuild_index(
     """
     from encoder import AUTO, Encoder, load_encoder
 
-    from .milvus import is_milvus, parse_address
+    from .milvus import is_milvus, milvus_target, parse_address
 
+    source = milvus_target(source) or source  # a NAME.milvus pointer: the index it names
     src = source if is_milvus(source) else check_path(source, "source index",
                                                       "an index folder path")
     out = out if is_milvus(out) else check_path(out, "out", "a folder path for the new index")

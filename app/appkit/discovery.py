@@ -20,12 +20,23 @@ def _walk(root: Path, depth: int = 0):
 
 
 def find_indexes(root: Path) -> list[Path]:
-    """Folders below `root` that hold a `manifest.json` (the store's marker file)."""
+    """Folders below `root` that hold a `manifest.json` (the store's marker file), and files
+    `NAME.milvus` there, each naming a Milvus index by its address (`indexer.milvus`)."""
     found = []
     for folder in _walk(root):
         if (folder / "manifest.json").is_file():
             found.append(folder)
+        try:
+            found.extend(sorted(p for p in folder.glob("*.milvus") if p.is_file()))
+        except OSError:
+            continue
     return found
+
+
+def index_stamp(path: Path) -> float:
+    """What changes when the index at `path` is published again: its manifest's mtime (for a
+    `NAME.milvus` file, the file's own: a Milvus index's writes are live, not versions)."""
+    return (path if path.is_file() else path / "manifest.json").stat().st_mtime
 
 
 def default_position(names: list[str], default: str) -> int:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from .backends import backend_row
+from .discovery import index_stamp
 
 if TYPE_CHECKING:
     from encoder import Encoder
@@ -110,11 +111,12 @@ def _index(path: str, stamp: float):
 
 
 def open_index(path: Path):
-    """The index in `path`, opened once per version, or None after an `st.error` saying why."""
-    manifest = path / "manifest.json"
+    """The index in `path` (a folder, or a `NAME.milvus` file naming a Milvus index), opened
+    once per version (of a Milvus index: per change of the file; its writes are live), or None
+    after an `st.error` saying why."""
     with st.spinner(f"Opening the index {path.name} (the first time takes a while)…"):
         try:
-            return _index(str(path), manifest.stat().st_mtime)
+            return _index(str(path), index_stamp(path))
         except (ValueError, TypeError, RuntimeError, OSError, ImportError) as exc:
             st.error(f"Cannot open the index {path.name}: {exc}")
             return None

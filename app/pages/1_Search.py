@@ -8,7 +8,7 @@ from itertools import zip_longest
 
 import streamlit as st
 from appkit.config import AppConfig
-from appkit.discovery import default_position, find_indexes, label
+from appkit.discovery import default_position, find_indexes, index_stamp, label
 from appkit.filters import build_filter, describe_filter
 from appkit.guard import call_or_stop
 from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
@@ -59,7 +59,7 @@ steps = st.sidebar.slider("Explanation steps", 2, 64, 16, key="search-explain-st
                                "closer to exact (see the completeness error it reports).")
 
 index = get_index(indexes[name])
-index_key = f"{indexes[name]}@{(indexes[name] / 'manifest.json').stat().st_mtime}"
+index_key = f"{indexes[name]}@{index_stamp(indexes[name])}"
 stats = call_or_stop(index.stats, what="Cannot read the index")
 fields = dict(stats.metadata_fields or {})
 typed: dict[str, str | list] = {}
@@ -119,7 +119,7 @@ if other is None:
 
 # Two indexes: the same query on the other one, its results marked against this one's.
 other_index = get_index(indexes[other])
-other_key = f"{indexes[other]}@{(indexes[other] / 'manifest.json').stat().st_mtime}"
+other_key = f"{indexes[other]}@{index_stamp(indexes[other])}"
 started = time.perf_counter()
 with st.spinner(f"Searching {other}…"):
     other_hits = call_or_stop(other_index.search, query, k=k, mode=mode, fusion=fusion,

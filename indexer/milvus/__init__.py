@@ -5,13 +5,22 @@ NAME` (`address.py`). See index.py for what runs in Milvus and what differs from
     MilvusIndex.open(address, *, encoder=None, backend=None) -> MilvusIndex
     build_milvus(report, source, address, encoder, ...)  # through indexer.build_index
     is_milvus(target); parse_address(target) -> MilvusAddress; milvus_address(uri, collection)
+    milvus_target(path) -> the address a `NAME.milvus` pointer file (or an address) names
 """
 
-from .address import MilvusAddress, is_milvus, milvus_address, parse_address
+from .address import (
+    POINTER_SUFFIX,
+    MilvusAddress,
+    is_milvus,
+    milvus_address,
+    milvus_target,
+    parse_address,
+)
 from .build import build_milvus
 from .connect import CONNECT_TIMEOUT_S, connect
 from .index import MilvusIndex
 from .schema import PRESETS, index_type
 
-__all__ = ["CONNECT_TIMEOUT_S", "PRESETS", "MilvusAddress", "MilvusIndex", "build_milvus",
-           "connect", "index_type", "is_milvus", "milvus_address", "parse_address"]
+__all__ = ["CONNECT_TIMEOUT_S", "POINTER_SUFFIX", "PRESETS", "MilvusAddress", "MilvusIndex",
+           "build_milvus", "connect", "index_type", "is_milvus", "milvus_address",
+           "milvus_target", "parse_address"]

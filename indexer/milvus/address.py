@@ -6,7 +6,8 @@
                                                       none is given); http(s):// spelt out also
 
 A `.db` ending means milvus-lite; anything else is a server's host[:port]. Everywhere a folder
-index's path is accepted, `is_milvus(target)` tells the two apart."""
+index's path is accepted, `is_milvus(target)` tells the two apart; a file `NAME.milvus` holding
+an address stands for it where indexes are found in folders (the app's index root)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ DEFAULT_PORT = 19530
 _COLLECTION = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}\Z")
 _HOST = re.compile(r"(?:https?://)?(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\])(?::(?P<port>\d+))?"
                    r"/?\Z")
+POINTER_SUFFIX = ".milvus"  # a file naming a Milvus index (`milvus_target`)
 EXAMPLE = "milvus:///data/scifact.db?collection=scifact or milvus://host:19530?collection=scifact"
 
 
@@ -43,6 +45,24 @@ class MilvusAddress:
 def is_milvus(target: object) -> bool:
     """True when `target` is a `milvus://` address (a string), not a folder path."""
     return isinstance(target, (str, MilvusAddress)) and str(target).startswith(SCHEME)
+
+
+def milvus_target(target: object) -> str | None:
+    """The Milvus address `target` names: itself (a `milvus://` address), or the one line a
+    pointer file `NAME.milvus` holds (how an index root lists Milvus indexes beside its
+    folders); None for anything else (a folder index)."""
+    if is_milvus(target):
+        return str(target)
+    if not isinstance(target, (str, Path)) or Path(target).suffix != POINTER_SUFFIX:
+        return None
+    path = Path(target)
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8").strip()
+    if not is_milvus(text):
+        raise IndexerError(f"{path} should hold one Milvus address ({EXAMPLE}); it holds "
+                           f"{text[:80]!r}")
+    return text
 
 
 def parse_address(target: str | MilvusAddress) -> MilvusAddress:
