@@ -12,6 +12,7 @@ service's ceiling.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import statistics
@@ -40,10 +41,12 @@ def queries(n: int) -> list[str]:
 
 def load(call: Callable[[int, str], bool], texts: list[str], clients: int, seconds: float,
          cpu: Callable[[], float] = time.process_time) -> dict:
-    """`clients` threads call `call(client, text)` (True: a good answer) until `seconds` pass;
-    `cpu()`: CPU seconds of whoever answers (the server process, or this one in-process)."""
+    """`clients` threads call `call(client, text)` (True: a good answer, else what went wrong)
+    until `seconds` pass; `cpu()`: CPU seconds of whoever answers (the server process, or this
+    one in-process). `error_kinds` counts each kind of failure."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
     errors = [0] * clients
+    kinds: collections.Counter = collections.Counter()
     gate = threading.Barrier(clients + 1)
     stop = [0.0]
 
@@ -54,10 +57,12 @@ def load(call: Callable[[int, str], bool], texts: list[str], clients: int, secon
             started = time.perf_counter()
             try:
                 ok = call(c, texts[i % len(texts)])
-            except Exception:  # noqa: BLE001 - counted, the load goes on
-                ok = False
+            except Exception as exc:  # noqa: BLE001 - counted, the load goes on
+                ok = f"{type(exc).__name__}: {str(exc)[:80]}"
             latencies[c].append(time.perf_counter() - started)
-            errors[c] += not ok
+            if ok is not True:
+                errors[c] += 1
+                kinds[str(ok)] += 1
             i += clients
 
     threads = [threading.Thread(target=worker, args=(c,)) for c in range(clients)]
@@ -73,7 +78,7 @@ def load(call: Callable[[int, str], bool], texts: list[str], clients: int, secon
     return {"clients": clients, "requests": len(every), "rps": len(every) / elapsed,
             "p50_ms": 1000 * statistics.median(every) if every else float("nan"),
             "p99_ms": 1000 * every[min(len(every) - 1, int(0.99 * len(every)))] if every
-            else float("nan"), "errors": sum(errors),
+            else float("nan"), "errors": sum(errors), "error_kinds": dict(kinds),
             "cpu_ms_per_request": 1000 * cpu_used / max(len(every), 1),
             "load_average": os.getloadavg()[0]}
 
@@ -127,13 +132,16 @@ def http_calls(url: str, name: str, model: str, clients: int, k: int, mode: str)
 
     pool = [httpx.Client(base_url=url, timeout=60) for _ in range(clients)]
 
-    def search(c: int, q: str) -> bool:
-        return pool[c].post(f"/v1/indexes/{name}/search",
-                            json={"query": q, "k": k, "mode": mode}).status_code == 200
+    def answered(response) -> bool | str:
+        return True if response.status_code == 200 else \
+            f"HTTP {response.status_code}: {response.text[:120]}"
 
-    def embed(c: int, q: str) -> bool:
-        return pool[c].post("/v1/embeddings", json={"model": model, "input": [q]}
-                            ).status_code == 200
+    def search(c: int, q: str) -> bool | str:
+        return answered(pool[c].post(f"/v1/indexes/{name}/search",
+                                     json={"query": q, "k": k, "mode": mode}))
+
+    def embed(c: int, q: str) -> bool | str:
+        return answered(pool[c].post("/v1/embeddings", json={"model": model, "input": [q]}))
 
     return {"search": search, "embeddings": embed}, pool
 
@@ -203,6 +211,10 @@ def render(rows: list[dict], args, model: str) -> str:
         lines.append(f"| {r['setup']} | {r['endpoint']} | {r['clients']} | {r['rps']:.1f} | "
                      f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | "
                      f"{r['cpu_ms_per_request']:.1f} | {r['load_average']:.1f} |")
+    failures = [f"- {r['setup']}, {r['endpoint']}, {r['clients']} clients: {n} × `{kind}`"
+                for r in rows for kind, n in r.get("error_kinds", {}).items()]
+    if failures:
+        lines += ["", "Errors:", *failures]
     lines += ["", "Clients are threads of the benchmark process on the same CPUs as the server "
               "(and, in-process, as the index): compare rows side by side. CPU ms per request: "
               "the server process's CPU time over the window (in-process: this whole process's, "

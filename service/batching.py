@@ -26,6 +26,7 @@ from encoder import Encoder, check_texts
 
 __all__ = ["BatchedEncoder", "Batcher", "encode_seconds"]
 
+SUB_BATCH = 8  # texts of similar length per model call (see BatchedEncoder._encode_now)
 _clock = threading.local()  # .seconds: this thread's time spent encoding since last reset
 
 
@@ -118,8 +119,11 @@ class BatchedEncoder(Encoder):
                                name=base.name) if batching else None
 
     def _encode_now(self, texts: list[str], *, prompt: str | None, normalize: bool):
+        # the encoder sorts a call's texts by length and runs them SUB_BATCH at a time, so
+        # each model call pads little: padded to its longest, a 32-query batch of SciFact
+        # queries ran 1.89x their tokens (CPU time follows tokens); sorted 8s ran fewer
         return self.base.encode(texts, prompt=prompt, normalize=normalize,
-                                batch_size=max(32, len(texts)))
+                                batch_size=SUB_BATCH)
 
     def encode(self, texts: str | Sequence[str], **options) -> np.ndarray:
         started = time.perf_counter()

@@ -87,3 +87,28 @@ def test_the_batched_encoder_encodes_as_the_encoder_does(tiny_encoder, batching)
     assert (enc.batcher is not None) == batching
     with pytest.raises(ValueError):
         enc.encode(["fine", ""])  # a bad text fails its own request before any batch
+
+
+def test_a_batch_runs_in_sub_batches_the_encoder_sorts_by_length():
+    from service.batching import SUB_BATCH
+
+    seen = []
+
+    class Stub:
+        name = "stub"
+
+        def encode(self, texts, **options):
+            seen.append((list(texts), options))
+            return np.zeros((len(texts), 2))
+
+    enc = BatchedEncoder(Stub(), batching=True, max_wait_s=0.05)
+    gate = threading.Barrier(12)
+
+    def submit(i: int):
+        gate.wait()
+        return enc.encode(["word " * (1 + i % 5)])
+
+    with ThreadPoolExecutor(12) as pool:
+        list(pool.map(submit, range(12)))
+    assert max(len(texts) for texts, _ in seen) > SUB_BATCH  # merged past one sub-batch ...
+    assert {options["batch_size"] for _, options in seen} == {SUB_BATCH}  # ... run in 8s
