@@ -109,3 +109,16 @@ def test_a_db_file_another_process_holds_is_refused_saying_so(tmp_path):
             connect(parse_address(f"milvus://{db}?collection=c"))
     finally:
         holder.communicate("", timeout=30)
+
+
+def test_a_pointer_file_names_a_milvus_index(tmp_path):
+    from indexer.milvus import milvus_target
+
+    pointer = tmp_path / "news.milvus"
+    pointer.write_text("milvus:///data/news.db?collection=news\n", encoding="utf-8")
+    assert milvus_target(pointer) == "milvus:///data/news.db?collection=news"
+    assert milvus_target("milvus://h:1?collection=c") == "milvus://h:1?collection=c"
+    assert milvus_target(tmp_path) is None and milvus_target(tmp_path / "absent.milvus") is None
+    pointer.write_text("indexes/news\n", encoding="utf-8")
+    with pytest.raises(IndexerError, match="should hold one Milvus address"):
+        SemanticIndex.open(pointer)
