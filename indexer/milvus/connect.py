@@ -1,6 +1,7 @@
 """Reaching Milvus: a `MilvusClient` for an address, refused with one line when the server does
-not answer within `CONNECT_TIMEOUT_S` (no hang), and the lock that serialises this process's
-writes to one collection (milvus-lite takes concurrent readers but not concurrent writers)."""
+not answer within `connect_timeout()` seconds (10 unless BERTSCOPE_MILVUS_TIMEOUT_S says; no
+hang), and the lock that serialises this process's writes to one collection (milvus-lite takes
+concurrent readers but not concurrent writers)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,30 @@ from pathlib import Path
 from ..errors import IndexerError
 from .address import MilvusAddress
 
-CONNECT_TIMEOUT_S = float(os.environ.get("BERTSCOPE_MILVUS_TIMEOUT_S", "10"))
+CONNECT_TIMEOUT_S = 10.0  # default; BERTSCOPE_MILVUS_TIMEOUT_S sets another
 _locks: dict[tuple[str, str], threading.RLock] = {}
 _locks_lock = threading.Lock()
 
 
-def connect(address: MilvusAddress, *, timeout: float = CONNECT_TIMEOUT_S, create: bool = False):
+def connect_timeout() -> float:
+    """Seconds to wait for a Milvus server: `BERTSCOPE_MILVUS_TIMEOUT_S`, else 10."""
+    text = os.environ.get("BERTSCOPE_MILVUS_TIMEOUT_S")
+    if text is None:
+        return CONNECT_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise IndexerError(f"BERTSCOPE_MILVUS_TIMEOUT_S={text!r}: give seconds, a positive number")
+    return value
+
+
+def connect(address: MilvusAddress, *, timeout: float | None = None, create: bool = False):
     """A `pymilvus.MilvusClient` for `address`. For milvus-lite the `.db` file must exist unless
-    `create` (a build). Raises `IndexerError`, one line, when Milvus cannot be reached."""
+    `create` (a build). Raises `IndexerError`, one line, when Milvus does not answer within
+    `timeout` seconds (default `connect_timeout()`)."""
+    timeout = connect_timeout() if timeout is None else timeout
     try:
         from pymilvus import MilvusClient
         from pymilvus.exceptions import MilvusException

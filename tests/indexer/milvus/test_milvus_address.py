@@ -82,13 +82,20 @@ def test_a_server_that_never_answers_is_refused_within_the_timeout():
     assert 1.5 < waited < 2 + 3
 
 
-def test_open_and_the_cli_refuse_an_unreachable_server_in_one_line(run_cli):
+def test_open_and_the_cli_refuse_an_unreachable_server_in_one_line(run_cli, monkeypatch):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    assert CONNECT_TIMEOUT_S == 10  # the documented default (BERTSCOPE_MILVUS_TIMEOUT_S)
+    assert CONNECT_TIMEOUT_S == 10  # the documented default
     with pytest.raises(IndexerError, match="waited at most 10 s"):
         SemanticIndex.open(f"milvus://127.0.0.1:{port}?collection=c")
+    monkeypatch.setenv("BERTSCOPE_MILVUS_TIMEOUT_S", "2.5")
+    with pytest.raises(IndexerError, match="waited at most 2.5 s"):
+        SemanticIndex.open(f"milvus://127.0.0.1:{port}?collection=c")
+    monkeypatch.setenv("BERTSCOPE_MILVUS_TIMEOUT_S", "soon")
+    with pytest.raises(IndexerError, match="give seconds"):
+        SemanticIndex.open(f"milvus://127.0.0.1:{port}?collection=c")
+    monkeypatch.delenv("BERTSCOPE_MILVUS_TIMEOUT_S")
     run = run_cli("indexer", "info", f"milvus://127.0.0.1:{port}?collection=c")
     assert run.code == 1 and run.error.startswith(f"error: cannot reach Milvus at "
                                                   f"http://127.0.0.1:{port}")
