@@ -111,6 +111,17 @@ def test_filters_keep_the_folder_stores_documents(folder, milvus, mode):
             assert ranked(got[:10]) == ranked(want[:10])
 
 
+def test_filters_on_hnsw_keep_the_folder_stores_documents(folder, tmp_path, tiny_encoder,
+                                                          docs):
+    hnsw = build_index(docs, f"milvus://{tmp_path}/h.db?collection=h", model=tiny_encoder,
+                       preset="hnsw")
+    for filt, matching in FILTERS:
+        got = hnsw.search("stocks fell", k=100, filter=filt)
+        want = folder.search("stocks fell", k=100, filter=filt)
+        assert {h.doc_id for h in got} == {h.doc_id for h in want} and len(got) == matching
+        assert ranked(got[:10]) == ranked(want[:10]), filt
+
+
 def test_documents_and_stats_are_the_folder_stores(folder, milvus, docs):
     ids = [d["id"] for d in docs[:7]]
     assert milvus.documents([*ids, "nope"]) == folder.documents(ids)
