@@ -54,6 +54,7 @@ class MilvusIndex:
         self._backend = backend
         self.spec = Spec(manifest["preset"], manifest["faiss_spec"], manifest["knobs"])
         self._searcher: MilvusSearcher | None = None
+        self._values: dict[tuple, tuple] = {}  # (name, limit) -> (counts, field values)
 
     @classmethod
     def open(cls, path: str | MilvusAddress, *, encoder=None, verify: bool = True,
@@ -190,11 +191,20 @@ class MilvusIndex:
 
     def field_values(self, name: str, limit: int = 50) -> list[Any] | None:
         """As `SemanticIndex.field_values`: read by scanning the first chunk of every document
-        (paged by the integer chunk id: pymilvus pages a string key unescaped)."""
+        (paged by the integer chunk id: pymilvus pages a string key unescaped), and kept while
+        the index's counts stay the same (a page rerun does not scan again)."""
         types = self.field_types()
         limit = check_positive_int(limit, "limit")
         if not isinstance(name, str) or name not in types:
             raise unknown_field(name, types)
+        counts = tuple(self.counts().values())
+        kept = self._values.get((name, limit))
+        if kept is None or kept[0] != counts:  # read anew when the counts have changed
+            kept = self._values[(name, limit)] = (counts, self._field_values(name, limit,
+                                                                             types[name]))
+        return list(kept[1]) if kept[1] is not None else None
+
+    def _field_values(self, name: str, limit: int, kind: str) -> list[Any] | None:
         values: set = set()
         for row in self._scan("chunk_no == 0", ["metadata"]):
             value = (row["metadata"] or {}).get(name)
@@ -202,7 +212,7 @@ class MilvusIndex:
                 values.add(value)
                 if len(values) > limit:
                     return None
-        if types[name] == "bool":
+        if kind == "bool":
             return sorted(bool(v) for v in values)
         return sorted(values, key=lambda v: (isinstance(v, str), v))  # numbers, then text
 

@@ -35,6 +35,7 @@ def test_add_replace_delete_and_save(address, tiny_encoder):
     assert index.search("penguins waddle on the ice", k=1)[0].doc_id == "n1"
     assert index.search("penguins", k=3, mode="lexical")[0].doc_id == "n1"
     assert [h.doc_id for h in index.search("ice", k=5, filter={"colour": "black"})] == ["n1"]
+    assert index.field_values("colour") == ["black"]
     with pytest.raises(ValueError, match="already exist"):
         index.add([{"id": "n1", "text": "again"}])
     index.upsert([{"id": "n1", "text": "otters float on their backs " * 30, "title": "Sea"}])
@@ -44,7 +45,10 @@ def test_add_replace_delete_and_save(address, tiny_encoder):
     assert {h.doc_id for h in hits if h.title == "Sea"} == {"n1"}
     assert index.search("penguins", k=3, mode="lexical") == [] or \
         index.search("penguins", k=3, mode="lexical")[0].doc_id != "n1"
-    assert index.delete(["n1", "d000", "unknown"]) == 2
+    assert index.field_values("colour") == []  # n1, replaced, has no colour now
+    index.add([{"id": "n2", "text": "a robin", "metadata": {"colour": "red"}}])
+    assert index.field_values("colour") == ["red"]  # not the values kept before
+    assert index.delete(["n1", "d000", "unknown", "n2"]) == 3
     assert index.missing(["n1", "d000", "d001"]) == ["n1", "d000"]
     assert all(h.doc_id not in ("n1", "d000") for h in index.search("otters stocks", k=20))
     index.save()
