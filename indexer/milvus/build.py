@@ -97,5 +97,5 @@ def _replace(client, name: str, staging: str) -> None:
     for old, new in ((staging, name), (documents_collection(staging), documents_collection(name))):
         if client.has_collection(new):
             client.drop_collection(new)
-        client.release_collection(old)
         client.rename_collection(old, new)
+        client.load_collection(new)  # searchable at once, by indexes opened before too

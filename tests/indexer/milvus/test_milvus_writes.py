@@ -59,6 +59,15 @@ def test_add_replace_delete_and_save(address, tiny_encoder):
     assert st.metadata_fields["colour"] == "str"  # a field added later is filterable
 
 
+def test_a_rebuild_replaces_the_index_under_an_open_reader(address, tiny_encoder, docs):
+    reader = SemanticIndex.open(address, encoder=tiny_encoder)
+    assert len(reader) == 20
+    build_index(docs[20:25], address, model=tiny_encoder, preset="flat")
+    assert len(reader) == 5 and reader.missing(["d000", "d020"]) == ["d000"]
+    assert {h.doc_id for h in reader.search("stocks", k=10)} == {d["id"] for d in docs[20:25]}
+    assert SemanticIndex.open(address, encoder=tiny_encoder).stats().documents == 5
+
+
 def test_a_long_document_round_trips(address, tiny_encoder):
     index = SemanticIndex.open(address, encoder=tiny_encoder)
     text = "".join(f"word{i} é字 " for i in range(1500))  # > one VARCHAR part
