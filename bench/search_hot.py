@@ -26,7 +26,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from benchkit import REPO, data_dir, write_results
+from benchkit import REPO, data_dir, portable, write_results
 
 STAGES = ("encode", "faiss", "sqlite", "bm25", "fusion")
 MODES = ("dense", "hybrid")
@@ -186,8 +186,9 @@ def main() -> None:
                     f"{m} p50 {rounds[code][m][-1]:.2f} ms" for m in MODES), flush=True)
     results = {c: {**{m: summary(pooled[c][m]) for m in MODES}, "rounds": rounds[c]}
                for c in trees}
-    meta = {"index": args.index, "queries": f"{args.queries} SciFact train queries, one per call, "
-            f"k={args.k}, per document", "rounds": f"{args.rounds}, one process per checkout each",
+    meta = {"index": portable(args.index),
+            "queries": f"{args.queries} SciFact train queries, one per call, k={args.k}, "
+            "per document", "rounds": f"{args.rounds}, one process per checkout each",
             "query encoder": {c: info[c]["backend"] for c in trees},
             "FAISS OpenMP threads available": info["this checkout"]["faiss_omp_threads"],
             "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY") or "unset",
