@@ -22,6 +22,7 @@ import hashlib
 import json
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ from .migrate_sides import Batch, FolderSide, MilvusSide, open_side
 from .milvus import connect, is_milvus, parse_address
 from .milvus.connect import write_lock
 from .milvus.manifest import new_manifest, with_metadata, write_manifest
-from .milvus.rows import APOSTROPHES, chunk_id, document_rows, documents_of
+from .milvus.rows import APOSTROPHES, chunk_id, document_rows
 from .milvus.schema import INDEX_TYPES, create_collections, documents_collection, index_type
 from .presets import create, spec_for, train_and_add
 from .shards import shards_folder
@@ -117,7 +118,9 @@ def _into_milvus(source: FolderSide, ids, dst, batch_docs, sample, preset, progr
         target = MilvusSide(str(address), staging)
         done = set()
         for part in _batches(ids, 1000):  # documents with every part there: whole
-            done |= set(documents_of(target.documents(part)))
+            rows = target.documents(part, ["doc_id", "part", "parts"])
+            have = Counter(r["doc_id"] for r in rows)
+            done |= {r["doc_id"] for r in rows if have[r["doc_id"]] == r["parts"]}
         copied = len(done)
         progress(copied, len(ids))
         for part in _batches([d for d in ids if d not in done], batch_docs):
