@@ -69,8 +69,8 @@ def draw(n: int, rng: np.random.Generator, centres: np.ndarray, projection: np.n
     return out
 
 
-def prepare(folder: Path, n: int, queries: int) -> None:
-    """base.npy, queries.npy and truth.npy (exact top K) in `folder`, seeded."""
+def prepare(work: Path, n: int, queries: int) -> None:
+    """base.npy, queries.npy and truth.npy (exact top K) in `work`, seeded."""
     rng = np.random.default_rng(0)
     centres = rng.standard_normal((max(10, n // 1000), LATENT), dtype=np.float32)
     projection = rng.standard_normal((LATENT, DIM), dtype=np.float32) / LATENT**0.5
@@ -79,7 +79,7 @@ def prepare(folder: Path, n: int, queries: int) -> None:
     exact.add(base)
     truth = exact.search(query, K)[1]
     for name, array in (("base", base), ("queries", query), ("truth", truth)):
-        np.save(folder / f"{name}.npy", array)
+        np.save(work / f"{name}.npy", array)
 
 
 # -- one engine, in its own process ------------------------------------------------------------
@@ -114,14 +114,14 @@ def sweep(search, queries: np.ndarray, truth: np.ndarray, budget_s: float) -> li
     return rows
 
 
-def run_faiss(base: np.ndarray, folder: Path, client=None) -> tuple[dict, object]:
+def run_faiss(base: np.ndarray, work: Path, client=None) -> tuple[dict, object]:
     index = faiss.index_factory(DIM, f"HNSW{HNSW_M},Flat", faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
     start = time.perf_counter()
     index.add(base)
     build = {"build_s": time.perf_counter() - start}
-    faiss.write_index(index, str(folder / "faiss-hnsw.index"))
-    build["disk_bytes"] = (folder / "faiss-hnsw.index").stat().st_size
+    faiss.write_index(index, str(work / "faiss-hnsw.index"))
+    build["disk_bytes"] = (work / "faiss-hnsw.index").stat().st_size
 
     def search(q: np.ndarray, ef: int) -> list[int]:
         params = faiss.SearchParametersHNSW(efSearch=ef)
@@ -130,11 +130,11 @@ def run_faiss(base: np.ndarray, folder: Path, client=None) -> tuple[dict, object
     return build, search
 
 
-def start_milvus(folder: Path):
-    """A milvus-lite client on a fresh .db in `folder`, with an empty collection `bench`."""
+def start_milvus(work: Path):
+    """A milvus-lite client on a fresh .db in `work`, with an empty collection `bench`."""
     from pymilvus import DataType, MilvusClient
 
-    db = folder / "milvus-lite.db"
+    db = work / "milvus-lite.db"
     shutil.rmtree(db, ignore_errors=True)
     client = MilvusClient(str(db))
     schema = MilvusClient.create_schema(auto_id=False)
@@ -144,8 +144,8 @@ def start_milvus(folder: Path):
     return client
 
 
-def run_milvus(base: np.ndarray, folder: Path, client) -> tuple[dict, object]:
-    db = folder / "milvus-lite.db"
+def run_milvus(base: np.ndarray, work: Path, client) -> tuple[dict, object]:
+    db = work / "milvus-lite.db"
     build: dict = {}
     start = time.perf_counter()
     for lo in range(0, len(base), BATCH):
@@ -175,15 +175,15 @@ def run_milvus(base: np.ndarray, folder: Path, client) -> tuple[dict, object]:
     return build, search
 
 
-def worker(engine: str, folder: Path, budget_s: float = BUDGET_S) -> dict:
-    """Build `engine` over folder's vectors and sweep it; the figures as a dict."""
-    queries, truth = np.load(folder / "queries.npy"), np.load(folder / "truth.npy")
+def worker(engine: str, work: Path, budget_s: float = BUDGET_S) -> dict:
+    """Build `engine` over the vectors in `work` and sweep it; the figures as a dict."""
+    queries, truth = np.load(work / "queries.npy"), np.load(work / "truth.npy")
     started = rss()
-    client = start_milvus(folder) if engine == "milvus-lite" else None
+    client = start_milvus(work) if engine == "milvus-lite" else None
     before = rss()  # the engine's own start (milvus-lite: its in-process server) is not the index
-    base = np.load(folder / "base.npy")
+    base = np.load(work / "base.npy")
     say(f"  {engine}: building over {len(base):,} vectors")
-    build, search = (run_faiss if engine == "faiss-hnsw" else run_milvus)(base, folder, client)
+    build, search = (run_faiss if engine == "faiss-hnsw" else run_milvus)(base, work, client)
     del base
     gc.collect()
     memory = rss() - before
@@ -251,22 +251,22 @@ def main(argv: list[str] | None = None) -> None:
         print("RESULT " + json.dumps(worker(args.worker, args.data, args.budget)), flush=True)
         return
     load = os.getloadavg()
-    folder = bertscope_home() / "bench" / f"milvus-engine-{args.n}"
-    folder.mkdir(parents=True, exist_ok=True)
+    work = bertscope_home() / "bench" / f"milvus-engine-{args.n}"
+    work.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    prepare(folder, args.n, args.queries)
+    prepare(work, args.n, args.queries)
     say(f"data and exact truth: {time.perf_counter() - start:.1f} s")
     results = []
     for engine in args.engines.split(","):
         out = subprocess.run([sys.executable, __file__, "--worker", engine, "--data",
-                              str(folder), "--budget", str(args.budget)],
+                              str(work), "--budget", str(args.budget)],
                              stdout=subprocess.PIPE, text=True, check=True)
         results.append(json.loads(out.stdout.rsplit("RESULT ", 1)[1]))
     text = table(args.n, args.queries, results, load)
     write_results(args.name, {"n": args.n, "queries": args.queries, "dim": DIM,
                               "load_average": load, "results": results}, text)
     print(text)
-    shutil.rmtree(folder, ignore_errors=True)  # gigabytes at 1M; made again in a minute
+    shutil.rmtree(work, ignore_errors=True)  # gigabytes at 1M; made again in a minute
 
 
 if __name__ == "__main__":
