@@ -67,13 +67,16 @@ def build_index(
     or a name of `encoder.BACKENDS`; the manifest records the one that ran, and its fidelity.
     `bm25`: the lexical side's k1 and b (default `Bm25Params()`), kept in the manifest so that
     every later version scores with them.
+    `out` may be a `milvus://` address (`indexer.milvus`): the same reading, chunking and
+    encoding (either engine), the shards in a work folder under `$BERTSCOPE_HOME`, then the rows
+    written into Milvus; returns a `MilvusIndex`.
     """
     from encoder import AUTO, Encoder, load_encoder
 
     if engine not in ENGINES:
         raise ValueError(f"Invalid build engine {engine!r}. Valid: {', '.join(ENGINES)}")
     clock = time.perf_counter()
-    milvus = _milvus_target(out, preset, engine)
+    milvus = _milvus_target(out, preset)
     if milvus is None:
         out = check_path(out, "out", "a folder path for the index")
         base = store.check_target(out)  # before anything is read, encoded or written
@@ -101,12 +104,12 @@ def build_index(
                          f"pass the model by name, or load it with backend={backend!r}")
     else:
         enc = model
-    if milvus is not None:
-        from .milvus import build_milvus
-
-        return build_milvus(report, source, milvus, enc, preset=preset, chunking=chunking,
-                            batch_size=batch_size, progress=report_progress, bm25=bm25)
     docs = report.documents
+    if milvus is not None:  # the shards go to a work folder; the rows, at the end, to Milvus
+        from .milvus import work_folder
+
+        out = work_folder(milvus)
+        out.parent.mkdir(parents=True, exist_ok=True)
     new_folder = not out.exists()
     if engine == "ray":
         from .ray import encode as raybuild
@@ -137,8 +140,15 @@ def build_index(
             stages.update(ray_stages, encode_s=time.perf_counter() - clock)
             build = {"engine": engine, "workers": vectors.workers if engine == "ray" else 1,
                      "stages": stages}
-            built = publish_build(out, base, enc, docs, chunks, vectors, preset, chunking, bm25,
-                                  report, source, report_progress, build)
+            if milvus is None:
+                built = publish_build(out, base, enc, docs, chunks, vectors, preset, chunking,
+                                      bm25, report, source, report_progress, build)
+            else:
+                from .milvus import publish_milvus
+
+                built = publish_milvus(milvus, enc, docs, chunks, vectors if isinstance(
+                    vectors, np.ndarray) else vectors.array(), preset, chunking, bm25, report,
+                    source, report_progress, build)
     except BaseException:
         if any(work.path.glob("shard-*.npy")):
             work.release()  # kept for a re-run until a build publishes
@@ -149,11 +159,13 @@ def build_index(
         raise
     work.release()
     store.remove_private(out, store.BUILD)
+    if milvus is not None:
+        shutil.rmtree(out, ignore_errors=True)  # the work folder: the index is in Milvus
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built
 
 
-def _milvus_target(out, preset: str, engine: str):
+def _milvus_target(out, preset: str):
     """The `MilvusAddress` of a `milvus://` target, checked (its preset, and that Milvus
     answers) before the corpus is read; None for a folder."""
     from .milvus import connect, index_type, is_milvus, parse_address
@@ -162,9 +174,6 @@ def _milvus_target(out, preset: str, engine: str):
         return None
     address = parse_address(out)
     index_type(preset, 0)
-    if engine != "local":
-        raise ValueError(f"engine={engine!r} does not write into Milvus yet: build with the "
-                         "local engine, or into a folder and `migrate` it")
     connect(address, create=True).close()
     return address
 

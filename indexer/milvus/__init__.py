@@ -3,7 +3,7 @@ file) or a Milvus server / cluster by URI. Address: `milvus://<.db path or host:
 NAME` (`address.py`). See index.py for what runs in Milvus and what differs from a folder index.
 
     MilvusIndex.open(address, *, encoder=None, backend=None) -> MilvusIndex
-    build_milvus(report, source, address, encoder, ...)  # through indexer.build_index
+    indexer.build_index(corpus, address, ...)  # builds into Milvus (publish_milvus)
     is_milvus(target); parse_address(target) -> MilvusAddress; milvus_address(uri, collection)
     milvus_target(path) -> the address a `NAME.milvus` pointer file (or an address) names
 """
@@ -16,11 +16,11 @@ from .address import (
     milvus_target,
     parse_address,
 )
-from .build import build_milvus
+from .build import publish_milvus, work_folder
 from .connect import CONNECT_TIMEOUT_S, connect
 from .index import MilvusIndex
 from .schema import PRESETS, index_type
 
 __all__ = ["CONNECT_TIMEOUT_S", "POINTER_SUFFIX", "PRESETS", "MilvusAddress", "MilvusIndex",
-           "build_milvus", "connect", "index_type", "is_milvus", "milvus_address",
-           "milvus_target", "parse_address"]
+           "connect", "index_type", "is_milvus", "milvus_address", "milvus_target",
+           "parse_address", "publish_milvus", "work_folder"]

@@ -1,20 +1,22 @@
-"""Build a Milvus index from a corpus: read → chunk → encode (the folder build's steps and
-progress) → rows into a staging collection pair → the staging pair renamed over the old index.
-A build that fails leaves the previous collections as they were; it does not resume (the folder
-build's resumable shards live in a folder, which a server index has none of)."""
+"""Publish a build into Milvus: `indexer.build_index` reads, chunks and encodes as for a folder
+(the local engine's resumable shards, or Ray's), in a work folder under `$BERTSCOPE_HOME`
+(`work_folder`); here the chunks and vectors become rows of a staging collection pair, which is
+renamed over the index at the end. A build that fails leaves the previous collections as they
+were, and its encoded shards for a re-run."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from pathlib import Path
 
-from common.lexical import Bm25Params
+import numpy as np
+import xxhash
+
+from common.home import bertscope_home
 
 from ..build_progress import BuildProgress
-from ..chunking import ChunkingConfig, chunk_documents
-from ..embedding import embed_passages
 from ..index_encoder import encoder_fields
-from .address import MilvusAddress, parse_address
+from .address import MilvusAddress
 from .connect import connect, write_lock
 from .index import MilvusIndex
 from .manifest import new_manifest, with_metadata, write_manifest
@@ -25,47 +27,33 @@ STAGING = "_building"
 ROWS_A_REQUEST = 512
 
 
-def build_milvus(report, source: str, out: str | MilvusAddress, enc, *, preset: str = "auto",
-                 chunking: ChunkingConfig | None = None, batch_size: int = 32,
-                 progress: Callable[[BuildProgress], None] | None = None,
-                 bm25: Bm25Params | None = None) -> MilvusIndex:
-    """Write the documents of `report` (a `CorpusReport`), encoded by `enc`, as the Milvus
-    index at `out`, replacing what was there; returns it opened. `indexer.build_index` calls
-    this for a `milvus://` target after reading the corpus and loading the model."""
-    address = parse_address(out)
-    say = progress or (lambda p: None)
-    chunking = chunking or ChunkingConfig()
-    bm25 = bm25 or Bm25Params()
+def work_folder(address: MilvusAddress) -> Path:
+    """Where a build into `address` keeps its encoded shards until it publishes (with
+    `--ray-address`, Ray's workers write there too: put `$BERTSCOPE_HOME` on shared storage)."""
+    tag = xxhash.xxh64_hexdigest(address.uri.encode())[:12]
+    return bertscope_home("milvus-builds", f"{address.collection}-{tag}", create=False)
+
+
+def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarray, preset: str,
+                   chunking, bm25, report, source: str, say, build: dict) -> MilvusIndex:
+    """The rows of `chunks` (with `vectors`) and `docs` written as the Milvus index at
+    `address`, replacing what was there; `build` (engine, workers, stage seconds) goes into
+    its manifest. Returns it opened."""
     client = connect(address, create=True)
-    docs = report.documents
-    clock = time.perf_counter()
-    say(BuildProgress("chunk", 0, len(docs)))
-    chunks = chunk_documents(enc, docs, chunking)
-    say(BuildProgress("chunk", len(docs), len(docs)))
     kind = index_type(preset, len(chunks))
-    start = time.perf_counter()
-
-    def encoded(n: int) -> None:
-        rate = n / max(time.perf_counter() - start, 1e-9)
-        say(BuildProgress("encode", len(docs) * n // len(chunks), len(docs),
-                          rate * len(docs) / len(chunks), (len(chunks) - n) / rate,
-                          chunks=n, chunks_total=len(chunks)))
-
-    vectors = embed_passages(enc, [c.encoded for c in chunks], batch_size, encoded)
-    stages = {"chunk_encode_s": round(time.perf_counter() - clock, 3)}
     manifest = new_manifest(encoder_fields(enc), enc.dim, kind.spec, chunking.to_dict(),
                             bm25.to_dict(), source, report.rows, report.duplicates,
                             [s.to_dict() for s in report.skipped])
     manifest = with_metadata(manifest, [d.metadata for d in docs])
     staging = address.collection + STAGING
     names = (staging, documents_collection(staging))
+    clock = time.perf_counter()
     with write_lock(address):
         for name in names:
             if client.has_collection(name):
                 client.drop_collection(name)  # what an earlier failed build left
         create_collections(client, staging, enc.dim, kind, bm25.to_dict(), {})
         try:
-            clock = time.perf_counter()
             by_id = {d.id: d for d in docs}
             for at in range(0, len(chunks), ROWS_A_REQUEST):  # rows made a batch at a time
                 say(BuildProgress("index", at, len(chunks)))
@@ -77,10 +65,11 @@ def build_milvus(report, source: str, out: str | MilvusAddress, enc, *, preset: 
             say(BuildProgress("save", 0, 1))
             for name in names:
                 client.flush(name)
-            stages["insert_s"] = round(time.perf_counter() - clock, 3)
+            stages = {**build["stages"], "insert_s": time.perf_counter() - clock}
             manifest.update(counts={"documents": len(docs), "chunks": len(chunks),
                                     "tombstones": 0},
-                            build={"engine": "local", "workers": 1, "stages": stages})
+                            build={**build, "stages": {k: round(v, 3)
+                                                       for k, v in stages.items()}})
             write_manifest(client, staging, manifest)
             _replace(client, address.collection, staging)
         except BaseException:
@@ -88,7 +77,6 @@ def build_milvus(report, source: str, out: str | MilvusAddress, enc, *, preset: 
                 if client.has_collection(name):
                     client.drop_collection(name)
             raise
-    say(BuildProgress("done", len(docs), len(docs)))
     return MilvusIndex.open(address, encoder=enc)
 
 
