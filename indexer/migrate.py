@@ -147,8 +147,8 @@ def _into_milvus(source: FolderSide, ids, dst, batch_docs, sample, preset, progr
                                                          documents_collection(address.collection))):
             if client.has_collection(new):
                 client.drop_collection(new)
-            client.release_collection(old)
             client.rename_collection(old, new)
+            client.load_collection(new)  # searchable at once, by indexes opened before too
     return MigrationReport(source.name, str(address), len(ids), manifest["counts"]["chunks"],
                            len(done), verified, 0.0)
 

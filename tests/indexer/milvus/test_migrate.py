@@ -177,3 +177,15 @@ def test_a_copy_that_does_not_verify_leaves_the_target_as_it_was(folder, tmp_pat
     with pytest.raises(MigrationError, match="holds"):
         migrate(folder, address, progress=tamper)
     assert content(address)["docs"] == content(small)["docs"]
+
+
+def test_an_index_opened_before_a_migration_over_it_searches_the_new_one(folder, tmp_path,
+                                                                          tiny_encoder):
+    address = f"milvus://{tmp_path / 'm.db'}?collection=idx"
+    small = tmp_path / "small"
+    build_index(docs()[:5], small, model=tiny_encoder, preset="flat")
+    migrate(small, address)
+    before = SemanticIndex.open(address, encoder=tiny_encoder)
+    assert len(before.search("story", k=50)) == 5
+    migrate(folder, address)
+    assert len(before.search("story", k=50)) == 26
