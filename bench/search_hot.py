@@ -5,7 +5,7 @@ fusion, the Python around them), for this checkout and, side by side, for an old
     HF_HUB_OFFLINE=1 .venv/bin/python bench/search_hot.py --index indexes/bbc-news \
         --baseline 57db306 --rounds 3
 
-Each round runs one fresh process per checkout, alternating (A B A B ...), so the load of a shared
+Each round runs one fresh process per checkout, alternating (A B B A ...), so the load of a shared
 machine falls on both alike; the figures pool every round. Stages are timed by wrapping the calls
 the search makes (the encoder's `encode`, the FAISS index's `search`, every `indexer.db`
 function, `LexicalIndex.search`, `fuse`); "other" is the rest of `index.search`. The baseline is
@@ -76,7 +76,7 @@ def worker(tree: Path, index_path: str, backend: str | None, queries: list[str],
                                "cpu": time.process_time() - cpu, **spent})
     if not Path(indexer.__file__).is_relative_to(tree):
         raise SystemExit(f"imported {indexer.__file__}, not the library in {tree}")
-    return {"library": indexer.__file__, "backend": getattr(enc, "backend", "torch"),
+    return {"backend": getattr(enc, "backend", "torch"),
             "faiss_omp_threads": faiss.omp_get_max_threads(), "rows": rows}
 
 
@@ -182,7 +182,8 @@ def main() -> None:
         rounds = {c: {m: [] for m in MODES} for c in trees}
         info: dict[str, dict] = {}
         for r in range(args.rounds):
-            for code, tree in trees.items():
+            order = list(trees.items())  # A B, then B A: neither always runs first
+            for code, tree in order if r % 2 == 0 else order[::-1]:
                 res = run_worker(tree, args, Path(tmp) / "out.json")
                 info[code] = {k: v for k, v in res.items() if k != "rows"}
                 for mode in MODES:
