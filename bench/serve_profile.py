@@ -108,6 +108,56 @@ def profile(args, batching: bool, texts: list[str], folder: Path) -> dict:
             "python": spy_shares(spy_raw) if spy_raw.exists() else {}}
 
 
+def encode_costs(index: Path, texts: list[str], seconds: float) -> list[dict]:
+    """In this process, the index's encoder alone: texts/s and CPU ms per text for one text
+    per call from 32 threads (what batching off runs) and 32 texts per call (batching's
+    best case), padded to the longest or sorted in 8s; and for 32 copies of one text (no
+    padding at all)."""
+    from indexer import SemanticIndex
+
+    enc = SemanticIndex.open(index).encoder
+    same = [texts[3]] * len(texts)
+    for text in texts[:20]:
+        enc.encode([text])
+    out = []
+    for label, pool, threads, per_call, batch_size in (
+            ("SciFact queries, 1 per call, 32 threads", texts, 32, 1, 32),
+            ("SciFact queries, 32 per call, padded to the longest", texts, 1, 32, 32),
+            ("SciFact queries, 32 per call, sorted in 8s", texts, 1, 32, 8),
+            ("one query 32 times, 1 per call, 32 threads", same, 32, 1, 32),
+            ("one query 32 times, 32 per call (no padding)", same, 1, 32, 32)):
+        out.append({"calls": label, **encode_load(enc, pool, threads, per_call, batch_size,
+                                                  seconds)})
+        print(out[-1], flush=True)
+    return out
+
+
+def encode_load(enc, pool: list[str], threads: int, per_call: int, batch_size: int,
+                seconds: float) -> dict:
+    """`threads` threads encode `per_call` texts a call for `seconds`: texts/s, CPU per text."""
+    import threading
+
+    stop, done = time.perf_counter() + seconds, [0] * threads
+
+    def work(t: int) -> None:
+        i = t * 37
+        while time.perf_counter() < stop:
+            start = i % (len(pool) - per_call)
+            enc.encode(pool[start:start + per_call], batch_size=batch_size)
+            done[t] += per_call
+            i += per_call
+
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    wall, cpu = time.perf_counter(), time.process_time()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    wall, cpu, n = time.perf_counter() - wall, time.process_time() - cpu, sum(done)
+    return {"texts_per_s": n / wall, "cpu_ms_per_text": 1000 * cpu / n,
+            "load_average": os.getloadavg()[0]}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--index", type=Path, default=REPO / "indexes" / "bbc-news")
@@ -127,10 +177,20 @@ def main() -> None:
         rows = [profile(args, batching, texts, Path(tmp)) for batching in (False, True)]
     for row in rows:
         print(row, flush=True)
-    table = render(rows, args)
+    costs = encode_costs(args.index, texts, args.seconds / 2)
+    table = render(rows, args) + render_costs(costs)
     print(table)
-    write_results(args.name, {"rows": rows, "clients": args.clients, "seconds": args.seconds,
-                              "index": args.index.name, "model": args.model}, table)
+    write_results(args.name, {"rows": rows, "encode_costs": costs, "clients": args.clients,
+                              "seconds": args.seconds, "index": args.index.name,
+                              "model": args.model}, table)
+
+
+def render_costs(costs: list[dict]) -> str:
+    lines = ["", "## The encoder alone, in this process: is a batched text cheaper?", "",
+             "| calls | texts/s | CPU ms per text | load average |", "|---|---:|---:|---:|"]
+    lines += [f"| {c['calls']} | {c['texts_per_s']:.0f} | {c['cpu_ms_per_text']:.2f} | "
+              f"{c['load_average']:.1f} |" for c in costs]
+    return "\n".join(lines) + "\n"
 
 
 def render(rows: list[dict], args) -> str:
