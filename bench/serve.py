@@ -176,23 +176,29 @@ def main() -> None:
                          **load(call, texts, n, args.seconds)})
             print(rows[-1], flush=True)
     log = Path(tempfile.gettempdir()) / f"{args.name}-server.log"
-    for batching in (True, False):
-        server = Server(args.index, batching, log, args.faiss_threads)
-        try:
+    # both servers up at once, their rows interleaved (on, off, on, off, ...): on a shared
+    # machine whose load drifts, each pair ran under the same load
+    servers = {on: Server(args.index, on, log, args.faiss_threads) for on in (True, False)}
+    try:
+        for server in servers.values():
             server.wait()
-            for n in counts:
-                calls, pool = http_calls(server.url, args.index.name, model, n, args.k,
-                                         args.mode)
+        for n in counts:
+            pools = {on: http_calls(s.url, args.index.name, model, n, args.k, args.mode)
+                     for on, s in servers.items()}
+            for calls, _ in pools.values():
                 for q in texts[:5]:
                     calls["search"](0, q), calls["embeddings"](0, q)
-                for endpoint, call in calls.items():
-                    rows.append({"setup": f"service, batching {'on' if batching else 'off'}",
-                                 "endpoint": endpoint, **load(call, texts, n, args.seconds,
-                                                              server.cpu)})
+            for endpoint in ("search", "embeddings"):
+                for on, (calls, _) in pools.items():
+                    rows.append({"setup": f"service, batching {'on' if on else 'off'}",
+                                 "endpoint": endpoint, **load(calls[endpoint], texts, n,
+                                                              args.seconds, servers[on].cpu)})
                     print(rows[-1], flush=True)
+            for _, pool in pools.values():
                 for client in pool:
                     client.close()
-        finally:
+    finally:
+        for server in servers.values():
             server.close()
     table = render(rows, args, model)
     print(table)
