@@ -208,7 +208,8 @@ def cmd_default(args) -> int:
     from .store import MANIFEST
 
     corpus = default_corpus(args.lang)
-    out = args.out or Path(os.environ.get("BERTSCOPE_INDEX_ROOT", "indexes")) / corpus.folder
+    out = args.out if args.out is not None else \
+        Path(os.environ.get("BERTSCOPE_INDEX_ROOT", "indexes")) / corpus.folder  # "" is refused
     if (check_path(out, "--out", "a folder path for the index") / MANIFEST).exists():
         print(f"default index present at {out}")
         return 0

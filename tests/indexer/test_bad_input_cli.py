@@ -185,6 +185,16 @@ def test_a_url_is_no_path(run_cli, command, tmp_path, monkeypatch):
     assert not (tmp_path / "http:").exists()
 
 
+@pytest.mark.parametrize("value", ["", " "])
+def test_default_with_an_empty_out_is_refused(run_cli, value, tmp_path, monkeypatch):
+    """`default --out ""` built BBC News into the default folder, as if --out were not given."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(tmp_path / "root"))
+    done = run_cli("indexer", "default", "--out", value)
+    assert done.code == 1 and "--out is empty" in done.error
+    assert not (tmp_path / "root").exists()
+
+
 def test_an_os_error_names_the_path_not_the_errno(small, run_cli, monkeypatch):
     """Yesterday: `error: [Errno 13] Permission denied: '...'` (Python's repr, not a sentence)."""
     def refuse(*args, **kwargs):
