@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cases_indexer_migrate import migrate_cases
 from .cases_indexer_odd import cli_cases
 from .cases_indexer_rebuild import rebuild_cases
 from .probe import Case, Outcome, cli
@@ -310,4 +311,4 @@ REBUILD = rebuild_cases(_case("rebuild"), M)
 ODD = cli_cases(_case, M)
 COMMANDS = {"build": BUILD + ODD["build"], "rebuild": REBUILD, "search": SEARCH + ODD["search"],
             "info": INFO, "add": ADD, "delete": DELETE, "compact": COMPACT, "eval": EVAL,
-            "default": DEFAULT}
+            "default": DEFAULT, "migrate": migrate_cases(_case("migrate"))}
