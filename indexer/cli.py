@@ -231,16 +231,21 @@ def cmd_migrate(args) -> int:
 
     # milvus-lite keeps no MVCC timestamps: pymilvus warns on every page of a scan
     logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
-    with tqdm(desc="migrate", unit="doc", file=sys.stderr, dynamic_ncols=True) as bar:
-        def progress(done: int, total: int) -> None:
-            if bar.total is None:  # the first report: documents an earlier run copied
-                bar.reset(total)
-                bar.initial = done
-            bar.n = done
-            bar.refresh()
+    bars: list[tqdm] = []  # opened at the first report: a refused address prints no bar
 
+    def progress(done: int, total: int) -> None:
+        if not bars:  # the first report: `done` counts documents an earlier run copied
+            bars.append(tqdm(desc="migrate", unit="doc", total=total, initial=done,
+                             file=sys.stderr, dynamic_ncols=True))
+        bars[0].n = done
+        bars[0].refresh()
+
+    try:
         r = migrate(args.src, args.dst, batch_docs=args.batch, sample=args.sample,
                     preset=args.index, progress=progress)
+    finally:
+        for bar in bars:
+            bar.close()
     print(f"migrated {r.src} -> {r.dst}: {r.documents:,} documents, {r.chunks:,} chunks"
           f"{f' ({r.resumed:,} copied by an earlier run)' if r.resumed else ''}, {r.seconds:.1f} s;"
           f" verified: counts, and {r.verified:,} documents' text, chunks and vectors equal")
