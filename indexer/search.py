@@ -48,6 +48,24 @@ def faiss_threads(n_queries: int) -> Iterator[None]:
         faiss.omp_set_num_threads(before)
 
 
+def check_search(queries: Sequence[str], k: int, mode: str, per_chunk: bool, rrf_k: int,
+                 fusion: str, weights, spec: Spec, knobs: dict[str, int]):
+    """A search's arguments checked, one `QueryError` naming what is wrong, for every store:
+    (queries, per_chunk, fusion arguments, knobs)."""
+    items = check_queries(queries)
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise QueryError(f"k must be a positive integer, got {k!r}")
+    if mode not in MODES:
+        raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
+    per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
+    fusion_args = check_fusion(fusion, weights, rrf_k)
+    try:
+        knobs = check_knobs(spec, knobs)
+    except ValueError as exc:
+        raise QueryError(str(exc)) from exc
+    return items, per_chunk, fusion_args, knobs
+
+
 class Searcher:
     """Search over `vectors` + `conn` (+ BM25, built lazily by `lexical`). `encode` embeds
     queries; `tombstones` are chunk ids still in FAISS but deleted."""
@@ -72,17 +90,9 @@ class Searcher:
                weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str
                ) -> list[Hit] | list[list[Hit]]:
         single = isinstance(queries, str)
-        items = check_queries([queries] if single else queries)
-        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-            raise QueryError(f"k must be a positive integer, got {k!r}")
-        if mode not in MODES:
-            raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
-        per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
-        fusion_args = check_fusion(fusion, weights, rrf_k)
-        try:
-            knobs = check_knobs(self.spec, knobs)
-        except ValueError as exc:
-            raise QueryError(str(exc)) from exc
+        items, per_chunk, fusion_args, knobs = check_search(
+            [queries] if single else queries, k, mode, per_chunk, rrf_k, fusion, weights,
+            self.spec, knobs)
         counts = self._counts()
         allowed, n_docs = None, counts["documents"]
         if filter is not None:

@@ -14,9 +14,8 @@ from ..documents import Hit
 from ..errors import QueryError
 from ..filters import compile_filter
 from ..fusion import fuse
-from ..presets import Spec, check_knobs
-from ..search import MODES, check_fusion, check_queries
-from ..validation import check_flag, check_rrf_k
+from ..presets import Spec
+from ..search import check_search
 from .expr import to_expr
 from .rows import token_text
 
@@ -43,19 +42,11 @@ class MilvusSearcher:
                weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str
                ) -> list[Hit] | list[list[Hit]]:
         single = isinstance(queries, str)
-        items = check_queries([queries] if single else queries)
-        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-            raise QueryError(f"k must be a positive integer, got {k!r}")
+        items, per_chunk, fusion_args, knobs = check_search(
+            [queries] if single else queries, k, mode, per_chunk, rrf_k, fusion, weights,
+            self.spec, knobs)
         if k > MAX_TOPK:
             raise QueryError(f"k={k} is more than Milvus returns in one search ({MAX_TOPK})")
-        if mode not in MODES:
-            raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
-        per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
-        fusion_args = check_fusion(fusion, weights, rrf_k)
-        try:
-            knobs = check_knobs(self.spec, knobs)
-        except ValueError as exc:
-            raise QueryError(str(exc)) from exc
         expr = ""
         if filter is not None:
             types = self._field_types()
