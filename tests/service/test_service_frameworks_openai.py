@@ -4,6 +4,8 @@ for one text and for a list, with the settings docs/API.md tells a user to set."
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,10 @@ def test_langchain_openai_async(server, tiny_encoder):
     emb = langchain_openai.OpenAIEmbeddings(model="tiny", base_url=f"{server.url}/v1",
                                             api_key="unused", check_embedding_ctx_length=False,
                                             max_retries=0)
-    got = asyncio.run(emb.aembed_documents(TEXTS[:2]))
+    # in a thread of its own: the browser tests' sync Playwright keeps an event loop running
+    # on the main thread of their worker for the session, and asyncio.run refuses to nest
+    with ThreadPoolExecutor(1) as pool:
+        got = pool.submit(asyncio.run, emb.aembed_documents(TEXTS[:2])).result()
     np.testing.assert_allclose(got, tiny_encoder.encode(TEXTS[:2]), atol=1e-5)
 
 
