@@ -67,8 +67,10 @@ def worker(tree: Path, index_path: str, backend: str | None, queries: list[str],
         for mode in MODES:
             index.search(q, k=k, mode=mode)
     rows: dict[str, list[dict]] = {m: [] for m in MODES}
-    for q in queries:
-        for mode in MODES:
+    for i, q in enumerate(queries):
+        # the mode that follows another on the same query finds the encoder's weights in cache
+        # (~1 ms less with openvino-int8): alternate which mode goes first
+        for mode in (MODES if i % 2 == 0 else MODES[::-1]):
             spent.clear()
             start, cpu = time.perf_counter(), time.process_time()
             index.search(q, k=k, mode=mode)
@@ -194,8 +196,9 @@ def main() -> None:
     results = {c: {**{m: summary(pooled[c][m]) for m in MODES}, "rounds": rounds[c]}
                for c in trees}
     meta = {"index": portable(args.index),
-            "queries": f"{args.queries} SciFact train queries, one per call, k={args.k}, "
-            "per document", "rounds": f"{args.rounds}, one process per checkout each",
+            "queries": f"{args.queries} SciFact train queries, one per call, the two modes in "
+            f"turns (which goes first alternates), k={args.k}, per document",
+            "rounds": f"{args.rounds}, one process per checkout each",
             "query encoder": {c: info[c]["backend"] for c in trees},
             "FAISS OpenMP threads available": info["this checkout"]["faiss_omp_threads"],
             "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY") or "unset",
