@@ -154,6 +154,7 @@ def main() -> None:
     p.add_argument("--mode", default="dense")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("--faiss-threads", type=int, default=1, help="in-process and in the server")
+    p.add_argument("--rounds", type=int, default=3, help="every row this many times (medians)")
     p.add_argument("--name", default="serve")
     args = p.parse_args()
     import faiss
@@ -170,53 +171,85 @@ def main() -> None:
              "embeddings": lambda c, q: index.encoder.encode([q]).shape[0] == 1}
     for q in texts[:5]:
         local["search"](0, q)
-    for endpoint, call in local.items():
-        for n in counts:
-            rows.append({"setup": "in-process", "endpoint": endpoint,
-                         **load(call, texts, n, args.seconds)})
-            print(rows[-1], flush=True)
     log = Path(tempfile.gettempdir()) / f"{args.name}-server.log"
-    # both servers up at once, their rows interleaved (on, off, on, off, ...): on a shared
-    # machine whose load drifts, each pair ran under the same load
+    # both servers up at once, their rows interleaved (on, off, on, off, ...) and every round
+    # in-process again: on a shared machine whose load drifts, each pair ran under one load
     servers = {on: Server(args.index, on, log, args.faiss_threads) for on in (True, False)}
     try:
         for server in servers.values():
             server.wait()
-        for n in counts:
-            pools = {on: http_calls(s.url, args.index.name, model, n, args.k, args.mode)
-                     for on, s in servers.items()}
-            for calls, _ in pools.values():
-                for q in texts[:5]:
-                    calls["search"](0, q), calls["embeddings"](0, q)
-            for endpoint in ("search", "embeddings"):
-                for on, (calls, _) in pools.items():
-                    rows.append({"setup": f"service, batching {'on' if on else 'off'}",
-                                 "endpoint": endpoint, **load(calls[endpoint], texts, n,
-                                                              args.seconds, servers[on].cpu)})
+        for round_ in range(args.rounds):
+            for endpoint, call in local.items():
+                for n in counts:
+                    rows.append({"setup": "in-process", "endpoint": endpoint, "round": round_,
+                                 **load(call, texts, n, args.seconds)})
                     print(rows[-1], flush=True)
-            for _, pool in pools.values():
-                for client in pool:
-                    client.close()
+            for n in counts:
+                rows += server_rows(servers, texts, n, model, args, round_)
     finally:
         for server in servers.values():
             server.close()
     table = render(rows, args, model)
     print(table)
     write_results(args.name, {"rows": rows, "seconds": args.seconds, "mode": args.mode,
+                              "rounds": args.rounds,
                               "faiss_threads": args.faiss_threads,
                               "k": args.k, "index": args.index.name}, table)
+
+
+def server_rows(servers: dict, texts: list[str], n: int, model: str, args, round_: int) -> list:
+    """One round's rows of both servers at `n` clients, endpoint by endpoint, on then off."""
+    rows = []
+    pools = {on: http_calls(s.url, args.index.name, model, n, args.k, args.mode)
+             for on, s in servers.items()}
+    for calls, _ in pools.values():
+        for q in texts[:5]:
+            calls["search"](0, q), calls["embeddings"](0, q)
+    for endpoint in ("search", "embeddings"):
+        for on, (calls, _) in pools.items():
+            rows.append({"setup": f"service, batching {'on' if on else 'off'}",
+                         "endpoint": endpoint, "round": round_,
+                         **load(calls[endpoint], texts, n, args.seconds, servers[on].cpu)})
+            print(rows[-1], flush=True)
+    for _, pool in pools.values():
+        for client in pool:
+            client.close()
+    return rows
 
 
 def render(rows: list[dict], args, model: str) -> str:
     lines = [f"# The service under load: {args.index.name} ({model}), {args.mode} search k="
              f"{args.k} and /v1/embeddings, one query per request, {args.seconds:g} s each, "
              f"FAISS on {args.faiss_threads} thread(s)", "",
+             f"{args.rounds} round(s) of every row: medians", "",
              "| setup | endpoint | clients | requests/s | p50 ms | p99 ms | errors | CPU ms per "
-             "request | load average |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in sorted(rows, key=lambda r: (r["endpoint"], r["clients"], r["setup"])):
-        lines.append(f"| {r['setup']} | {r['endpoint']} | {r['clients']} | {r['rps']:.1f} | "
-                     f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | "
-                     f"{r['cpu_ms_per_request']:.1f} | {r['load_average']:.1f} |")
+             "request | load average (max) | requests/s per round |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    med = statistics.median
+    groups: dict[tuple, list[dict]] = collections.defaultdict(list)
+    for r in rows:
+        groups[(r["endpoint"], r["clients"], r["setup"])].append(r)
+    for (endpoint, clients, setup), rs in sorted(groups.items()):
+        lines.append(f"| {setup} | {endpoint} | {clients} | {med(r['rps'] for r in rs):.1f} | "
+                     f"{med(r['p50_ms'] for r in rs):.2f} | {med(r['p99_ms'] for r in rs):.2f} | "
+                     f"{sum(r['errors'] for r in rs)} | "
+                     f"{med(r['cpu_ms_per_request'] for r in rs):.1f} | "
+                     f"{max(r['load_average'] for r in rs):.1f} | "
+                     f"{', '.join(str(round(r['rps'])) for r in rs)} |")
+    lines += ["", "| endpoint | clients | requests/s, batching on / off (median of rounds) | "
+              "per round | p50, service (batching off) / in-process | per round |",
+              "|---|---:|---:|---|---:|---|"]
+    for endpoint in ("embeddings", "search"):
+        for clients in sorted({r["clients"] for r in rows}):
+            by = {setup: groups[(endpoint, clients, setup)] for setup in
+                  ("service, batching on", "service, batching off", "in-process")}
+            gain = [a["rps"] / b["rps"] for a, b in zip(by["service, batching on"],
+                                                        by["service, batching off"], strict=True)]
+            slow = [a["p50_ms"] / b["p50_ms"] for a, b in zip(by["service, batching off"],
+                                                              by["in-process"], strict=True)]
+            lines.append(f"| {endpoint} | {clients} | {med(gain):.2f} | "
+                         f"{', '.join(f'{g:.2f}' for g in gain)} | {med(slow):.2f} | "
+                         f"{', '.join(f'{g:.2f}' for g in slow)} |")
     failures = [f"- {r['setup']}, {r['endpoint']}, {r['clients']} clients: {n} × `{kind}`"
                 for r in rows for kind, n in r.get("error_kinds", {}).items()]
     if failures:

@@ -3,8 +3,9 @@
 As text-embeddings-inference does, a worker thread of the encoder takes the first waiting request,
 then every request that arrives within `max_wait_s` (or is already queued) up to `max_texts`
 texts, and encodes them together; each request gets its own rows back. Two workers take turns,
-so one gathers the next batch while the other's runs. An idle server adds at
-most `max_wait_s` to a request; under load the encoder runs fewer, larger batches.
+so one gathers the next batch while the other's runs. A worker waits for company only while the
+other's batch runs: on an idle server a lone request goes to the model at once; under load the
+encoder runs fewer, larger batches.
 
 `BatchedEncoder` is an `encoder.Encoder` whose `encode` goes through a `Batcher`, so an index
 opened with it (`SemanticIndex.open(path, encoder=...)`) batches its query encodings too; it
@@ -57,10 +58,21 @@ class Batcher:
         self._queue: queue.Queue[_Request] = queue.Queue()
         self.calls = 0  # encode calls made (a test and the bench read them)
         self.requests = 0
+        self._running = 0  # workers encoding a batch now
         self._count = threading.Lock()
+        self.name = name
         # two workers: one gathers (and tokenizes) the next batch while the other's runs
-        for i in range(workers):
-            threading.Thread(target=self._run, name=f"batcher-{name}-{i}", daemon=True).start()
+        self.start(workers)
+
+    def start(self, workers: int) -> None:
+        """Start `workers` more worker threads (a Batcher made with none holds what is
+        submitted until then)."""
+        for _ in range(workers):
+            threading.Thread(target=self._run, name=f"batcher-{self.name}", daemon=True).start()
+
+    def pending(self) -> int:
+        """Requests waiting for a worker."""
+        return self._queue.qsize()
 
     def submit(self, texts: list[str], *, prompt: str | None, normalize: bool) -> np.ndarray:
         request = _Request(texts, (prompt, normalize))
@@ -70,7 +82,10 @@ class Batcher:
     def _take(self) -> list[_Request]:
         batch = [self._queue.get()]
         size = len(batch[0].texts)
-        deadline = time.perf_counter() + self.max_wait_s
+        # wait for company only while the other worker's batch runs (the model is busy anyway);
+        # on an idle server a lone request goes straight to the model
+        wait = self.max_wait_s if self._running else 0.0
+        deadline = time.perf_counter() + wait
         while size < self.max_texts:
             try:
                 wait = deadline - time.perf_counter()
@@ -87,8 +102,14 @@ class Batcher:
             groups: dict[tuple, list[_Request]] = {}
             for request in batch:
                 groups.setdefault(request.key, []).append(request)
-            for (prompt, normalize), requests in groups.items():
-                self._encode_group(requests, prompt, normalize)
+            with self._count:
+                self._running += 1
+            try:
+                for (prompt, normalize), requests in groups.items():
+                    self._encode_group(requests, prompt, normalize)
+            finally:
+                with self._count:
+                    self._running -= 1
 
     def _encode_group(self, requests: list[_Request], prompt, normalize) -> None:
         texts = [t for r in requests for t in r.texts]

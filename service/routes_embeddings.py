@@ -7,11 +7,11 @@ import base64
 import math
 
 import numpy as np
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from .errors import ApiError
 from .schemas import EmbeddingsRequest, ExplainRequest
-from .shared import check_count, check_given, check_texts_length, service_of
+from .shared import check_count, check_given, check_texts_length, json_response, service_of
 
 router = APIRouter()
 EXPLAIN_PASSAGE_CHARS = 2000  # integrated Jacobians grow with the passage: keep a call short
@@ -25,8 +25,8 @@ def models(request: Request) -> dict:
                                         "indexes": names} for m, names in found.items()]}
 
 
-@router.post("/v1/embeddings", tags=["embeddings"])
-def embeddings(body: EmbeddingsRequest, request: Request) -> dict:
+@router.post("/v1/embeddings", tags=["embeddings"], response_model=dict)
+def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
     """OpenAI's `/v1/embeddings`: unit vectors as float lists or base64 (little-endian
     float32); `usage.prompt_tokens` counts the tokens the model read (at most its window per
     input). `input_type` (extension) adds the model's query or passage prompt."""
@@ -47,14 +47,14 @@ def embeddings(body: EmbeddingsRequest, request: Request) -> dict:
     tokens = sum(min(n, enc.max_length) for n in enc.token_lengths(texts, prompt=body.input_type))
     data = [{"object": "embedding", "index": i, "embedding": _encoded(v, body.encoding_format)}
             for i, v in enumerate(vectors)]
-    return {"object": "list", "data": data, "model": body.model,
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+    return json_response({"object": "list", "data": data, "model": body.model,
+                          "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
 
 def _encoded(vector: np.ndarray, encoding_format: str):
     if encoding_format == "base64":
         return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
-    return vector.tolist()
+    return vector
 
 
 @router.post("/v1/explain", tags=["explain"])

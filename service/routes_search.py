@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from rag.context import pack_context, token_counter
 from rag.highlight import highlight_spans
@@ -13,7 +13,7 @@ from rag.highlight import highlight_spans
 from .batching import encode_seconds
 from .errors import ApiError
 from .schemas import ContextRequest, SearchRequest
-from .shared import MODES, check_k, hit_json, one_or_many, service_of
+from .shared import MODES, check_k, hit_json, json_response, one_or_many, service_of
 
 router = APIRouter()
 
@@ -45,8 +45,8 @@ def _timings(started: float) -> dict:
             "total_ms": round(total * 1000, 3)}
 
 
-@router.post("/v1/indexes/{name}/search", tags=["indexes"])
-def search(name: str, body: SearchRequest, request: Request) -> dict:
+@router.post("/v1/indexes/{name}/search", tags=["indexes"], response_model=dict)
+def search(name: str, body: SearchRequest, request: Request) -> Response:
     """Top-k hits for `query` (→ `hits`) or for each of `queries` (→ `results`, one encode
     call). `timings`: encoding the queries (waiting for a shared batch included) and the rest."""
     svc = service_of(request)
@@ -66,11 +66,11 @@ def search(name: str, body: SearchRequest, request: Request) -> dict:
 
     results = [{"hits": hits(q, ranked)} for q, ranked in zip(queries, lists, strict=True)]
     out = results[0] if single else {"results": results}
-    return {**out, "model": index.manifest["encoder"]["name"], "timings": timings}
+    return json_response({**out, "model": index.manifest["encoder"]["name"], "timings": timings})
 
 
-@router.post("/v1/indexes/{name}/context", tags=["rag"])
-def context(name: str, body: ContextRequest, request: Request) -> dict:
+@router.post("/v1/indexes/{name}/context", tags=["rag"], response_model=dict)
+def context(name: str, body: ContextRequest, request: Request) -> Response:
     """The RAG retrieval step: the top `k` chunks, deduplicated, at most `max_chunks_per_doc`
     per document, packed in rank order into `max_tokens` tokens of the index encoder's
     tokenizer, each with a citation; `prompt` cites them as "[1] …"."""
@@ -92,4 +92,4 @@ def context(name: str, body: ContextRequest, request: Request) -> dict:
     for chunk in out["chunks"]:
         chunk["source"] = chunk["metadata"].get("source") or chunk["metadata"].get("url") \
             or chunk["title"] or chunk["doc_id"]
-    return {**out, "model": index.manifest["encoder"]["name"], "timings": timings}
+    return json_response({**out, "model": index.manifest["encoder"]["name"], "timings": timings})

@@ -64,6 +64,13 @@ def test_concurrent_submits_share_encode_calls_and_get_their_own_rows():
     assert max(len(c) for c in calls) > 2  # requests really were merged
 
 
+def test_a_lone_request_on_an_idle_batcher_does_not_wait_for_company():
+    batcher = Batcher(lambda texts, **_: np.zeros((len(texts), 2)), max_wait_s=5)
+    started = time.monotonic()
+    batcher.submit(["alone"], prompt=None, normalize=True)
+    assert time.monotonic() - started < 2.5  # not the 5 s window: no other batch was running
+
+
 def test_a_failing_batch_fails_its_requests_and_the_batcher_goes_on():
     def encode(texts, *, prompt, normalize):
         if "boom" in texts:
@@ -102,16 +109,17 @@ def test_a_batch_runs_in_sub_batches_the_encoder_sorts_by_length():
             return np.zeros((len(texts), 2))
 
     enc = BatchedEncoder(Stub(), batching=True)
-    # one worker that waits for all 12 (not 2 racing for them within 2 ms): on a loaded CI
-    # machine the threads had not all arrived in time and no batch grew past 8
-    enc.batcher = Batcher(enc._encode_now, max_texts=12, max_wait_s=30, workers=1)
-    gate = threading.Barrier(12)
-
-    def submit(i: int):
-        gate.wait()
-        return enc.encode(["word " * (1 + i % 5)])
+    # no worker until all 12 requests wait (threads racing a 2 ms window on a loaded CI machine
+    # had merged no batch past 8), then one takes them all
+    enc.batcher = Batcher(enc._encode_now, max_texts=12, workers=0)
 
     with ThreadPoolExecutor(12) as pool:
-        list(pool.map(submit, range(12)))
+        done = [pool.submit(enc.encode, ["word " * (1 + i % 5)]) for i in range(12)]
+        deadline = time.monotonic() + 30
+        while enc.batcher.pending() < 12:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        enc.batcher.start(1)
+        [d.result(timeout=30) for d in done]
     assert [len(texts) for texts, _ in seen] == [12]  # merged past one sub-batch ...
     assert {options["batch_size"] for _, options in seen} == {SUB_BATCH}  # ... run in 8s
