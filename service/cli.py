@@ -23,8 +23,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--api-key-file", type=Path, help="a file holding the key that document "
                    "writes must send as 'Authorization: Bearer KEY' (without it: writes off)")
     p.add_argument("--batching", action="store_true", help="batch concurrent encodings into "
-                   "one call (off by default: on 2 cores with minilm it answered no more "
-                   "requests/s and used more CPU per request; bench/results/serve.md)")
+                   "one call: on an int8 model about 2x the requests/s at 32 clients, a "
+                   "millisecond more for a lone request (off by default; docs/API.md)")
     p.add_argument("--batch-wait-ms", type=float, default=2.0, help="how long a batch waits "
                    "for more requests (default 2 ms)")
     p.add_argument("--max-batch", type=int, default=64, help="texts in one batch (default 64)")
