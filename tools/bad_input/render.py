@@ -26,7 +26,7 @@ Exit status of the CLIs: `0` done · `1` error, nothing changed · `2` a bad fla
 (`indexer delete` with unknown ids) · `130` interrupted. A model that gives every pair the same
 cosine scores Spearman 0 in `training evaluate` (no correlation; `metrics.sts`), never `NaN`.
 
-Regenerate after a change: `python -m tools.bad_input` (about {minutes:.0f} minutes here;
+Regenerate after a change: `python -m tools.bad_input` (about {duration} here;
 `--only "indexer delete"` runs one entry point and prints, without writing the file).
 """
 
@@ -57,11 +57,16 @@ def _expected(case) -> str:
     return base + (f": {case.note}" if case.note else "")
 
 
+def _duration(minutes: float) -> str:
+    n = max(round(minutes), 1)
+    return f"{n} minute" + ("s" if n > 1 else "")
+
+
 def render(results, *, minutes: float) -> str:
     entries: dict[str, list] = {}
     for case, outcome, ok in results:
         entries.setdefault(case.entry, []).append((case, outcome, ok))
-    lines = [HEADER.format(minutes=max(minutes, 1)), "",
+    lines = [HEADER.format(duration=_duration(minutes)), "",
              f"Last run: {date.today().isoformat()}, {len(results)} bad inputs.", "",
              "| entry point | bad inputs tried | as expected | fell short |",
              "|---|---:|---:|---:|"]
