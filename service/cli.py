@@ -89,14 +89,13 @@ def config_from(settings: dict) -> ServiceConfig:
                          api_key=read_key(Path(key_file)) if key_file else None,
                          batching=settings["batching"],
                          max_batch_texts=settings["max_batch_texts"],
-                         max_wait_ms=settings["max_wait_ms"])
+                         max_wait_ms=settings["max_wait_ms"],
+                         faiss_threads=settings["faiss_threads"])
 
 
 def process_setup(settings: dict) -> None:
-    """What one server process sets for itself: logging, and FAISS's threads per search."""
-    import faiss
-
-    faiss.omp_set_num_threads(settings["faiss_threads"])
+    """What one server process sets for itself: logging (FAISS's threads are set per request:
+    OpenMP keeps the count per thread, and requests run on the server's worker threads)."""
     logging.basicConfig(level=settings["log_level"].upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 

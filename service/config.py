@@ -27,4 +27,5 @@ class ServiceConfig:
     # requests/s at 32 clients on int8, a millisecond more for a lone request (docs/API.md)
     max_batch_texts: int = 64
     max_wait_ms: float = 2.0
+    faiss_threads: int = 1  # FAISS's OpenMP threads for a search, set on each request's thread
     limits: Limits = Limits()

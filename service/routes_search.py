@@ -13,7 +13,15 @@ from rag.highlight import highlight_spans
 from .batching import encode_seconds
 from .errors import ApiError
 from .schemas import ContextRequest, SearchRequest
-from .shared import MODES, check_k, hit_json, json_response, one_or_many, service_of
+from .shared import (
+    MODES,
+    check_k,
+    hit_json,
+    json_response,
+    one_or_many,
+    searching_index,
+    service_of,
+)
 
 router = APIRouter()
 
@@ -52,7 +60,7 @@ def search(name: str, body: SearchRequest, request: Request) -> Response:
     svc = service_of(request)
     queries, single = one_or_many(body.query, body.queries, svc.config.limits)
     check_k(body.k, svc.config.limits)
-    index = svc.indexes.get(name)
+    index = searching_index(request, name)
     encode_seconds(reset=True)
     started = time.perf_counter()
     found = index.search(queries[0] if single else queries, body.k, per_chunk=body.per_chunk,
@@ -81,7 +89,7 @@ def context(name: str, body: ContextRequest, request: Request) -> Response:
     if body.max_tokens > limits.max_context_tokens:
         raise ApiError(422, f"max_tokens={body.max_tokens} is over the limit of "
                             f"{limits.max_context_tokens} (max_context_tokens)")
-    index = svc.indexes.get(name)
+    index = searching_index(request, name)
     encode_seconds(reset=True)
     started = time.perf_counter()
     hits = index.search(body.query, body.k, per_chunk=True, **_search_args(body))

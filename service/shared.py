@@ -28,6 +28,17 @@ def service_of(request: Request):
     return request.app.state.service
 
 
+def searching_index(request: Request, name: str):
+    """Index `name` for a search on this request's thread, FAISS set to the configured
+    `faiss_threads` here (an OpenMP setting is the calling thread's: one made at start-up on
+    the main thread never reached the worker threads that run requests)."""
+    import faiss
+
+    svc = service_of(request)
+    faiss.omp_set_num_threads(svc.config.faiss_threads)
+    return svc.indexes.get(name)
+
+
 def check_count(n: int, limit: int, what: str, name: str) -> None:
     if n > limit:
         raise ApiError(413, f"{n} {what} in one request; the limit is {limit} ({name}): "

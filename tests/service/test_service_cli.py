@@ -30,18 +30,27 @@ def test_bad_flags_are_one_error_line(tmp_path, argv, says):
     assert str(stopped.value).startswith("error: ") and says in str(stopped.value)
 
 
-def test_a_server_process_searches_on_the_faiss_threads_asked_for():
+def test_searches_run_on_the_faiss_threads_asked_for(thread_server, monkeypatch):
+    """On the worker thread that runs the request (OpenMP keeps the count per thread: one set
+    at start-up on the main thread never reached them), for a batch FAISS runs as it is."""
     import faiss
 
-    from service.cli import process_setup
+    from indexer import SemanticIndex
 
-    before = faiss.omp_get_max_threads()
-    try:
-        faiss.omp_set_num_threads(2)
-        process_setup({"faiss_threads": 1, "log_level": "warning"})
-        assert faiss.omp_get_max_threads() == 1
-    finally:
-        faiss.omp_set_num_threads(before)
+    seen = []
+    search = SemanticIndex.search
+
+    def recording(self, *args, **kwargs):
+        seen.append(faiss.omp_get_max_threads())
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(SemanticIndex, "search", recording)
+    url, _ = thread_server(faiss_threads=3)  # no machine's default: 2 here, 1 or 4 elsewhere
+    queries = [f"cats and dogs {i}" for i in range(20)]  # > 8: FAISS keeps the caller's count
+    with httpx.Client(base_url=url, timeout=60) as api:
+        got = api.post("/v1/indexes/tiny/search", json={"queries": queries, "k": 2})
+    assert got.status_code == 200, got.text
+    assert seen == [3]
 
 
 @pytest.mark.slow  # two server processes, each importing torch and loading the encoder
