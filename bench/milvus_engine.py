@@ -160,7 +160,13 @@ def run_milvus(base: np.ndarray, work: Path, client) -> tuple[dict, object]:
     params = client.prepare_index_params()
     params.add_index("vec", index_type="HNSW", metric_type="IP",
                      params={"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION})
-    client.create_index("bench", params)
+    try:
+        client.create_index("bench", params)
+    except Exception as exc:  # noqa: BLE001 - see below
+        # at 1M rows the call outlasts gRPC's keepalive (GOAWAY "too_many_pings"); pymilvus
+        # retries it and the retry finds the index the first call built
+        if "index already exists" not in str(exc):
+            raise
     client.load_collection("bench")
     build["index_s"] = time.perf_counter() - mark
     build["build_s"] = time.perf_counter() - start
