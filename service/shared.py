@@ -18,8 +18,8 @@ MODES = {"dense": "dense", "bm25": "lexical", "lexical": "lexical", "hybrid": "h
 
 def json_response(content: dict) -> Response:
     """`content` as JSON by orjson, numpy arrays included, skipping FastAPI's recursive
-    `jsonable_encoder` (per /v1/embeddings request it cost more than the encoding's overhead);
-    float32 values are written at float32's shortest round-trip precision."""
+    `jsonable_encoder` (which walks every float of every vector in Python); float32 values are
+    written at float32's shortest round-trip precision."""
     return Response(orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY),
                     media_type="application/json")
 
