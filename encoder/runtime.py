@@ -10,6 +10,8 @@ traced into it. So encoding is: tokenize (as sentence-transformers does), run, n
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,12 +33,24 @@ def graph_file(backend: str) -> str:
     return graph
 
 
+def default_threads() -> int | None:
+    """Threads for a runtime given none: torch's count when torch is loaded (the CLIs' `--threads`
+    and a Ray actor's one CPU set it), else `$OMP_NUM_THREADS`, else None (the runtime's own
+    default, one per core), so a thread limit set for torch also holds for the exports."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return int(torch.get_num_threads())
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
 def runner(backend: str, graph: Path, threads: int | None):
-    """A function running `graph` (token ids -> sentence embeddings) on `backend`'s runtime."""
+    """A function running `graph` (token ids -> sentence embeddings) on `backend`'s runtime
+    (`threads`: None for `default_threads()`)."""
     from .backends import SPECS
 
     make = onnx_runner if SPECS[backend].runtime == "onnxruntime" else openvino_runner
-    return make(graph, threads)
+    return make(graph, threads if threads is not None else default_threads())
 
 
 class FastModel:

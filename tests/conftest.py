@@ -11,6 +11,10 @@ import pytest
 from cli_runner import run_cli  # noqa: F401  (the fixture every CLI test runs commands with)
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# One thread per process the tests start (Streamlit servers, jobs, CLIs; torch, FAISS and the
+# exports' runtimes read it): the two xdist workers already keep both cores busy, and more
+# threads only spin against each other (this process: the `one_torch_thread` fixture below).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 # `auto` picks int8 first on a CPU with VNNI and fp32 ONNX on one with AVX2 only: pin what it
 # reads, here and in every process the tests start, so results do not depend on the machine.
 # Tests of the int8 path name that backend or inject the flags themselves.
