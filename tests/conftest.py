@@ -12,7 +12,7 @@ from cli_runner import run_cli  # noqa: F401  (the fixture every CLI test runs c
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # One thread per process the tests start (Streamlit servers, jobs, CLIs; torch, FAISS and the
-# exports' runtimes read it): the two xdist workers already keep both cores busy, and more
+# exports' runtimes read it): the xdist workers already keep every core busy, and more
 # threads only spin against each other (this process: the `one_torch_thread` fixture below).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 # `auto` picks int8 first on a CPU with VNNI and fp32 ONNX on one with AVX2 only: pin what it
