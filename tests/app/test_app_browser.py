@@ -151,26 +151,42 @@ def test_two_models_side_by_side(tab, app_url):
     shot(tab, "14-attention-two-models")
 
 
+def enter_until_drawn(page, label: str, text: str, drawn) -> None:
+    """Type `text` into the box labelled `label` until the chart draws it (`drawn` shows): a box
+    typed into while the example's rerun replaces it keeps its old text, and the box's own value
+    says nothing of what the server ran. Three tries, 90 s each, then the default timeout."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(3):
+        box = page.get_by_label(label)
+        box.fill(text)
+        box.press("Control+Enter")
+        try:
+            drawn.first.wait_for(state="visible", timeout=90_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    drawn.first.wait_for(state="visible")
+
+
 def test_chinese_words_keep_every_character_when_merged(tab, app_url):
     """Issue 25: merged, 一个 and 了 went missing; unmerged, a lone ▁ stood unexplained."""
+    from playwright.sync_api import expect
+
     tab.goto(f"{app_url}/Attention")
     tab.locator(".js-plotly-plot .main-svg").first.wait_for()
     choose(tab, "Example", "中文: 苹果好吃，iPhone更好用。")  # switches the model to e5
-    wait_idle(tab)
-    for label, text in (("Sentence A", "我今天吃了一个苹果"), ("Sentence B", "苹果发布了新款手机")):
-        for _ in range(3):  # the example's rerun may replace the box after it was typed into
-            box = tab.get_by_label(label).last  # .last: the previous example's box may linger
-            box.fill(text)
-            box.press("Control+Enter")
-            wait_idle(tab)
-            tab.wait_for_timeout(500)
-            if tab.get_by_label(label).last.input_value() == text:
-                break
+    expect(tab.get_by_label("Sentence A")).to_have_count(1)  # the example's box, alone
+    expect(tab.get_by_label("Sentence A")).to_have_value("苹果好吃，iPhone更好用。")
     tab.get_by_text("One head", exact=True).click()
+    ticks = tab.locator(".js-plotly-plot .ytick text")
+    # 今 and 款 are in neither the example nor the other sentence: drawn, they say it ran
+    enter_until_drawn(tab, "Sentence A", "我今天吃了一个苹果", ticks.filter(has_text="今"))
+    enter_until_drawn(tab, "Sentence B", "苹果发布了新款手机", ticks.filter(has_text="款"))
     tab.get_by_text("SentencePiece's word-start mark").wait_for()
     tab.get_by_text("Merge subword tokens into words").click()
     for word in ("了一个", "发布了", "新款手机"):
-        tab.locator(".js-plotly-plot .ytick text", has_text=word).first.wait_for(state="visible")
+        ticks.filter(has_text=word).first.wait_for(state="visible")
     wait_idle(tab)
     shot(tab, "15-attention-zh-merged-every-character")
 
