@@ -126,8 +126,41 @@ def open_search_on(page, app_url: str, index: str) -> None:
     wait_idle(page)
 
 
-def ask(page, query: str) -> None:
-    """Type `query` into the Search page's box and submit it."""
-    box = page.get_by_label("Query")
-    box.fill(query)
-    box.press("Enter")
+def wait_for_box(page, label: str, value: str) -> None:
+    """Until one text box labelled `label` is on the page and it holds `value`: after a switch
+    (an example, an index) the old box lingers beside the new one until the rerun ends."""
+    page.wait_for_function(
+        """([label, value]) => {
+            const boxes = document.querySelectorAll(`textarea[aria-label="${label}"],
+                                                     input[aria-label="${label}"]`);
+            return boxes.length === 1 && boxes[0].value === value;
+        }""", arg=[label, value], timeout=LOAD_MS)
+
+
+def enter_until_drawn(page, label: str, text: str, drawn, *, key: str = "Enter") -> None:
+    """Type `text` into the box labelled `label` and press `key` until `drawn` (a locator only
+    a run on that text draws) shows. A box typed into while a rerun replaces it loses the text
+    (the box's own value stays right: it says nothing of what the server ran), and entering
+    the same text again starts no second run. Waits for the box to stand alone first; three
+    tries of 90 s, then one of LOAD_MS."""
+    from playwright.sync_api import Error, expect
+
+    for _ in range(3):
+        try:
+            expect(page.get_by_label(label)).to_have_count(1, timeout=LOAD_MS)
+            box = page.get_by_label(label)
+            box.fill(text)
+            box.press(key)
+            drawn.first.wait_for(state="visible", timeout=90_000)
+            return
+        except Error:  # timed out, or the box was replaced under the fill
+            continue
+    box = page.get_by_label(label)
+    box.fill(text)
+    box.press(key)
+    drawn.first.wait_for(state="visible")
+
+
+def ask(page, query: str, until) -> None:
+    """Submit `query` on the Search page until `until` (what its results draw) shows."""
+    enter_until_drawn(page, "Query", query, until)

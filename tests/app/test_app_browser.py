@@ -12,8 +12,10 @@ from browser_fixtures import (
     ask,
     choose,
     documents_in,
+    enter_until_drawn,
     open_search_on,
     shot,
+    wait_for_box,
     wait_idle,
 )
 
@@ -25,8 +27,7 @@ def test_home_then_search_on_the_default_index(tab, app_url):
     tab.get_by_text("Encoder ready: minilm").wait_for()
     shot(tab, "01-home")
     tab.goto(f"{app_url}/Search")
-    ask(tab, "oil prices rise as OPEC cuts output")
-    tab.get_by_text("10 results in").wait_for()
+    ask(tab, "oil prices rise as OPEC cuts output", until=tab.get_by_text("10 results in"))
     marked = tab.locator("mark >> visible=true")  # (the whole documents sit in closed expanders)
     marked.nth(9).wait_for()
     wait_idle(tab)
@@ -119,8 +120,7 @@ def test_why_this_match_draws_heatmap_and_shaded_words(tab, app_url):
     """On the small index: its chunks are a sentence or two, so one explanation takes seconds
     (a 256-token BBC chunk takes minutes on this CPU: cost grows with tokens²)."""
     open_search_on(tab, app_url, "news-minilm")
-    ask(tab, "rising oil prices")
-    tab.get_by_text("10 results in").wait_for()
+    ask(tab, "rising oil prices", until=tab.get_by_text("10 results in"))
     wait_idle(tab)
     tab.locator('[data-testid="stExpander"] summary', has_text="Why this match").first.click()
     tab.get_by_text("Explain this hit").first.click()
@@ -151,38 +151,20 @@ def test_two_models_side_by_side(tab, app_url):
     shot(tab, "14-attention-two-models")
 
 
-def enter_until_drawn(page, label: str, text: str, drawn) -> None:
-    """Type `text` into the box labelled `label` until the chart draws it (`drawn` shows): a box
-    typed into while the example's rerun replaces it keeps its old text, and the box's own value
-    says nothing of what the server ran. Three tries, 90 s each, then the default timeout."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    for _ in range(3):
-        box = page.get_by_label(label)
-        box.fill(text)
-        box.press("Control+Enter")
-        try:
-            drawn.first.wait_for(state="visible", timeout=90_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    drawn.first.wait_for(state="visible")
-
-
 def test_chinese_words_keep_every_character_when_merged(tab, app_url):
     """Issue 25: merged, 一个 and 了 went missing; unmerged, a lone ▁ stood unexplained."""
-    from playwright.sync_api import expect
 
     tab.goto(f"{app_url}/Attention")
     tab.locator(".js-plotly-plot .main-svg").first.wait_for()
     choose(tab, "Example", "中文: 苹果好吃，iPhone更好用。")  # switches the model to e5
-    expect(tab.get_by_label("Sentence A")).to_have_count(1)  # the example's box, alone
-    expect(tab.get_by_label("Sentence A")).to_have_value("苹果好吃，iPhone更好用。")
+    wait_for_box(tab, "Sentence A", "苹果好吃，iPhone更好用。")  # the example's box, alone
     tab.get_by_text("One head", exact=True).click()
     ticks = tab.locator(".js-plotly-plot .ytick text")
     # 今 and 款 are in neither the example nor the other sentence: drawn, they say it ran
-    enter_until_drawn(tab, "Sentence A", "我今天吃了一个苹果", ticks.filter(has_text="今"))
-    enter_until_drawn(tab, "Sentence B", "苹果发布了新款手机", ticks.filter(has_text="款"))
+    enter_until_drawn(tab, "Sentence A", "我今天吃了一个苹果", ticks.filter(has_text="今"),
+                      key="Control+Enter")
+    enter_until_drawn(tab, "Sentence B", "苹果发布了新款手机", ticks.filter(has_text="款"),
+                      key="Control+Enter")
     tab.get_by_text("SentencePiece's word-start mark").wait_for()
     tab.get_by_text("Merge subword tokens into words").click()
     for word in ("了一个", "发布了", "新款手机"):
@@ -199,8 +181,7 @@ def test_two_indexes_side_by_side_with_rank_movement(tab, app_url):
     wait_idle(tab)
     choose(tab, "Compare with", "news-e5")
     wait_idle(tab)
-    ask(tab, "苹果的新手机")
-    tab.get_by_text("news-e5 against news-minilm").wait_for()
+    ask(tab, "苹果的新手机", until=tab.get_by_text("news-e5 against news-minilm"))
     wait_idle(tab)
     assert tab.get_by_text("news-minilm · minilm").count() == 1
     assert tab.get_by_text("news-e5 · e5-multilingual").count() == 1

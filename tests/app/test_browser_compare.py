@@ -28,8 +28,7 @@ def test_ranks_of_two_indexes_sit_side_by_side(tab, app_url):
     wait_idle(tab)
     choose(tab, "Compare with", "news-e5")
     wait_idle(tab)
-    ask(tab, "苹果的新手机")
-    tab.get_by_text("news-e5 against news-minilm").wait_for()
+    ask(tab, "苹果的新手机", until=tab.get_by_text("news-e5 against news-minilm"))
     tab.locator(".rank-move").nth(K - 1).wait_for()
     wait_idle(tab)
     # every card's title '<b>3. Title</b>', wherever the layout puts it; its card: the bordered

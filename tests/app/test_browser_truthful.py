@@ -18,8 +18,7 @@ def test_a_chinese_query_on_the_english_model_is_said_to_be_unreadable(tab, app_
     """The default index is minilm's: 苹果发布了新款手机 reads as 7 [UNK] of 9 tokens."""
     tab.goto(f"{app_url}/Search")
     wait_idle(tab)
-    ask(tab, "苹果发布了新款手机")
-    tab.get_by_text("tokens of this query are [UNK]").wait_for()
+    ask(tab, "苹果发布了新款手机", until=tab.get_by_text("tokens of this query are [UNK]"))
     tab.get_by_text("results in").first.wait_for()
     wait_idle(tab)
     assert tab.get_by_text("For Chinese, pick e5-multilingual").count() == 1
@@ -30,8 +29,8 @@ def test_a_chinese_query_on_the_english_model_is_said_to_be_unreadable(tab, app_
 def test_a_query_over_the_limit_is_cut_with_a_warning(tab, app_url):
     tab.goto(f"{app_url}/Search")
     wait_idle(tab)
-    ask(tab, "oil prices " * 250)  # 2,750 characters
-    tab.get_by_text("The query has 2,750 characters; this page reads its first 2,000").wait_for()
+    ask(tab, "oil prices " * 250,  # 2,750 characters
+        until=tab.get_by_text("The query has 2,750 characters; this page reads its first 2,000"))
     tab.get_by_text("results in").first.wait_for()
     wait_idle(tab)
     shot(tab, "22-search-long-query")
@@ -41,8 +40,7 @@ def test_two_indexes_with_different_documents_say_so_with_two_times(tab, app_url
     open_search_on(tab, app_url, "bbc-news")
     choose(tab, "Compare with", "news-e5")
     wait_idle(tab)
-    ask(tab, "oil prices")
-    tab.get_by_text("These indexes hold different documents").wait_for()
+    ask(tab, "oil prices", until=tab.get_by_text("These indexes hold different documents"))
     caption = tab.get_by_text("news-e5 against bbc-news").inner_text()
     assert re.search(r"bbc-news \d+ ms, news-e5 \d+ ms", caption), caption
     wait_idle(tab)
