@@ -5,6 +5,7 @@ content."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -111,16 +112,21 @@ def build_index(
         out = work_folder(milvus)
         out.parent.mkdir(parents=True, exist_ok=True)
     new_folder = not out.exists()
+    staging = None  # a build into Milvus on Ray: the staging collections, opened before encoding
     if engine == "ray":
         from .ray import encode as raybuild
 
         key = raybuild.shards_key(encoder_key(enc), docs, chunking, raybuild.DOCS_PER_SHARD)
         work = shards_folder(out, f"ray-{key}")
+        if milvus is not None:  # opened now: the workers write their chunk rows into it
+            from .milvus import ray_staging
+
+            staging = ray_staging(milvus, enc.dim, bm25.to_dict(), ray_address, work.path)
 
         def encode():
             return raybuild.encode_on_ray(enc, docs, chunking, batch_size, work.path, workers,
                                           ray_address, report_progress,
-                                          raybuild.DOCS_PER_SHARD)
+                                          raybuild.DOCS_PER_SHARD, staging)
     else:
         clock = time.perf_counter()
         report_progress(BuildProgress("chunk", 0, len(docs)))
@@ -146,10 +152,16 @@ def build_index(
             else:
                 from .milvus import publish_milvus
 
-                built = publish_milvus(milvus, enc, docs, chunks, vectors if isinstance(
-                    vectors, np.ndarray) else vectors.array(), preset, chunking, bm25, report,
-                    source, report_progress, build)
+                if staging is not None and staging.sink is not None:
+                    vectors = None  # in Milvus already, written by the workers
+                elif not isinstance(vectors, np.ndarray):
+                    vectors = vectors.array()
+                built = publish_milvus(milvus, enc, docs, chunks, vectors, preset, chunking,
+                                       bm25, report, source, report_progress, build, staging)
     except BaseException:
+        if staging is not None:
+            with contextlib.suppress(Exception):  # Milvus may be what failed
+                staging.drop()
         if any(work.path.glob("shard-*.npy")):
             work.release()  # kept for a re-run until a build publishes
         else:

@@ -3,7 +3,8 @@ file) or a Milvus server / cluster by URI. Address: `milvus://<.db path or host:
 NAME` (`address.py`). See index.py for what runs in Milvus and what differs from a folder index.
 
     MilvusIndex.open(address, *, encoder=None, backend=None) -> MilvusIndex
-    indexer.build_index(corpus, address, ...)  # builds into Milvus (publish_milvus)
+    indexer.build_index(corpus, address, ...)  # builds into Milvus (publish_milvus; on Ray,
+                                               # ray_staging: the workers write the rows)
     is_milvus(target); parse_address(target) -> MilvusAddress; milvus_address(uri, collection)
     milvus_target(path) -> the address a `NAME.milvus` pointer file (or an address) names
 """
@@ -16,11 +17,13 @@ from .address import (
     milvus_target,
     parse_address,
 )
-from .build import publish_milvus, work_folder
+from .build import Staging, open_staging, publish_milvus, ray_staging, work_folder
 from .connect import CONNECT_TIMEOUT_S, connect
 from .index import MilvusIndex
 from .schema import PRESETS, index_type
+from .sink import ChunkSink, worker_sink
 
-__all__ = ["CONNECT_TIMEOUT_S", "POINTER_SUFFIX", "PRESETS", "MilvusAddress", "MilvusIndex",
-           "connect", "index_type", "is_milvus", "milvus_address", "milvus_target",
-           "parse_address", "publish_milvus", "work_folder"]
+__all__ = ["CONNECT_TIMEOUT_S", "POINTER_SUFFIX", "PRESETS", "ChunkSink", "MilvusAddress",
+           "MilvusIndex", "Staging", "connect", "index_type", "is_milvus", "milvus_address",
+           "milvus_target", "open_staging", "parse_address", "publish_milvus", "ray_staging",
+           "work_folder", "worker_sink"]

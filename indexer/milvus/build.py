@@ -1,13 +1,18 @@
 """Publish a build into Milvus: `indexer.build_index` reads, chunks and encodes as for a folder
 (the local engine's resumable shards, or Ray's), in a work folder under `$BERTSCOPE_HOME`
 (`work_folder`); here the chunks and vectors become rows of a staging collection pair, which is
-renamed over the index at the end. A build that fails leaves the previous collections as they
-were, and its encoded shards for a re-run."""
+renamed over the index at the end. On Ray the pair is opened before encoding and the workers
+write their shards' chunk rows into it themselves (`Staging.sink`, `indexer.milvus.sink`). A
+build that fails leaves the previous collections as they were, and its encoded shards for a
+re-run."""
 
 from __future__ import annotations
 
+import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -15,16 +20,17 @@ import xxhash
 from common.home import bertscope_home
 
 from ..build_progress import BuildProgress
+from ..errors import IndexerError
 from ..index_encoder import encoder_fields
 from .address import MilvusAddress
 from .connect import connect, write_lock
 from .index import MilvusIndex
 from .manifest import new_manifest, with_metadata, write_manifest
 from .rows import chunk_rows, document_rows
-from .schema import create_collections, documents_collection, index_type
+from .schema import create_collections, documents_collection, index_chunks, index_type
+from .sink import ROWS_A_REQUEST, ChunkSink, worker_sink
 
 STAGING = "_building"
-ROWS_A_REQUEST = 512
 
 
 def work_folder(address: MilvusAddress) -> Path:
@@ -34,50 +40,113 @@ def work_folder(address: MilvusAddress) -> Path:
     return bertscope_home("milvus-builds", f"{address.collection}-{tag}", create=False)
 
 
-def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarray, preset: str,
-                   chunking, bm25, report, source: str, say, build: dict) -> MilvusIndex:
+@dataclass
+class Staging:
+    """A build's staging pair, opened before encoding: its chunk collection bare (indexed at
+    publish, when the chunk count picks the index type). `sink`: where Ray's workers write the
+    chunk rows as they encode (`indexer.milvus.sink`); None: the driver writes them at publish.
+    `record` counts the rows each writing process wrote, for the manifest."""
+
+    address: MilvusAddress
+    client: Any
+    name: str
+    sink: ChunkSink | None = None
+    writers: str = "the driver"
+    rows_by_pid: dict[int, int] = field(default_factory=dict)
+    insert_s: float = 0.0
+
+    def record(self, pid: int, rows: int, seconds: float) -> None:
+        self.rows_by_pid[pid] = self.rows_by_pid.get(pid, 0) + rows
+        self.insert_s += seconds
+
+    def write_here(self, docs, chunks, vectors: np.ndarray) -> None:
+        """Rows of shards encoded before this run (a resumed build), written by the driver."""
+        clock = time.perf_counter()
+        rows = self.sink.write(self.client, docs, chunks, vectors)
+        self.record(os.getpid(), rows, time.perf_counter() - clock)
+
+    def drop(self) -> None:
+        for name in (self.name, documents_collection(self.name)):
+            if self.client.has_collection(name):
+                self.client.drop_collection(name)
+
+
+def open_staging(address: MilvusAddress, dim: int, bm25: dict) -> Staging:
+    """The staging pair of a build into `address`, created empty (what an earlier failed build
+    left is dropped)."""
+    staging = Staging(address, connect(address, create=True), address.collection + STAGING)
+    with write_lock(address):
+        staging.drop()
+        create_collections(staging.client, staging.name, dim, None, bm25, {})
+    return staging
+
+
+def ray_staging(address: MilvusAddress, dim: int, bm25: dict, ray_address: str | None,
+                work: Path) -> Staging:
+    """The staging pair of a build on Ray, with the sink its workers write through (where they
+    can reach it: `worker_sink`)."""
+    staging = open_staging(address, dim, bm25)
+    staging.sink, staging.writers = worker_sink(address, staging.name, ray_address, work)
+    return staging
+
+
+def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarray | None,
+                   preset: str, chunking, bm25, report, source: str, say, build: dict,
+                   staging: Staging | None = None) -> MilvusIndex:
     """The rows of `chunks` (with `vectors`) and `docs` written as the Milvus index at
     `address`, replacing what was there; `build` (engine, workers, stage seconds) goes into
-    its manifest. Returns it opened."""
-    client = connect(address, create=True)
+    its manifest. With a `staging` whose workers wrote the chunk rows, `vectors` may be None.
+    The chunk rows are counted before publishing. Returns it opened."""
     kind = index_type(preset, len(chunks))
     manifest = new_manifest(encoder_fields(enc), enc.dim, kind.spec, chunking.to_dict(),
                             bm25.to_dict(), source, report.rows, report.duplicates,
                             [s.to_dict() for s in report.skipped])
     manifest = with_metadata(manifest, [d.metadata for d in docs])
-    staging = address.collection + STAGING
-    names = (staging, documents_collection(staging))
+    staging = staging or open_staging(address, enc.dim, bm25.to_dict())
+    client, name = staging.client, staging.name
+    names = (name, documents_collection(name))
     clock = time.perf_counter()
     with write_lock(address):
-        for name in names:
-            if client.has_collection(name):
-                client.drop_collection(name)  # what an earlier failed build left
-        create_collections(client, staging, enc.dim, kind, bm25.to_dict(), {})
         try:
-            by_id = {d.id: d for d in docs}
-            for at in range(0, len(chunks), ROWS_A_REQUEST):  # rows made a batch at a time
-                say(BuildProgress("index", at, len(chunks)))
-                end = at + ROWS_A_REQUEST
-                client.insert(staging, chunk_rows(by_id, chunks[at:end], vectors[at:end]))
+            if staging.sink is None:
+                by_id = {d.id: d for d in docs}
+                for at in range(0, len(chunks), ROWS_A_REQUEST):  # rows made a batch at a time
+                    say(BuildProgress("index", at, len(chunks)))
+                    end = at + ROWS_A_REQUEST
+                    client.insert(name, chunk_rows(by_id, chunks[at:end], vectors[at:end]))
+                staging.record(os.getpid(), len(chunks), time.perf_counter() - clock)
             for at in range(0, len(docs), ROWS_A_REQUEST):
                 client.insert(names[1], document_rows(docs[at:at + ROWS_A_REQUEST]))
             say(BuildProgress("index", len(chunks), len(chunks)))
             say(BuildProgress("save", 0, 1))
-            for name in names:
-                client.flush(name)
+            for each in names:
+                client.flush(each)
+            index_chunks(client, name, kind, bm25.to_dict())
+            _check_count(client, name, len(chunks), staging.writers)
             stages = {**build["stages"], "insert_s": time.perf_counter() - clock}
+            if staging.sink is not None:
+                stages["worker_insert_s"] = staging.insert_s
             manifest.update(counts={"documents": len(docs), "chunks": len(chunks),
                                     "tombstones": 0},
                             build={**build, "stages": {k: round(v, 3)
-                                                       for k, v in stages.items()}})
-            write_manifest(client, staging, manifest)
-            _replace(client, address.collection, staging)
+                                                       for k, v in stages.items()},
+                                   "chunk_rows_written_by": staging.writers,
+                                   "chunk_rows_by_process": {
+                                       str(pid): n for pid, n in staging.rows_by_pid.items()}})
+            write_manifest(client, name, manifest)
+            _replace(client, address.collection, name)
         except BaseException:
-            for name in names:
-                if client.has_collection(name):
-                    client.drop_collection(name)
+            staging.drop()
             raise
     return MilvusIndex.open(address, encoder=enc)
+
+
+def _check_count(client, name: str, expected: int, writers: str) -> None:
+    got = client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"]
+    if got != expected:
+        raise IndexerError(f"the build wrote {got:,} chunk rows into Milvus where it made "
+                           f"{expected:,} (written by {writers}); nothing was published: run "
+                           "the same build again (it goes on from the encoded shards)")
 
 
 def _replace(client, name: str, staging: str) -> None:

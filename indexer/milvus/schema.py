@@ -55,9 +55,11 @@ def documents_collection(name: str) -> str:
     return f"{name}_documents"
 
 
-def create_collections(client, name: str, dim: int, kind: IndexType, bm25: dict,
+def create_collections(client, name: str, dim: int, kind: IndexType | None, bm25: dict,
                        properties: dict[str, str]) -> None:
-    """Create NAME and NAME_documents (both absent), indexed and loaded."""
+    """Create NAME and NAME_documents (both absent), indexed and loaded. With `kind` None, NAME
+    is created bare (no index, not loaded) for writers to fill first: `index_chunks` then
+    indexes and loads it (a build into Milvus whose index type waits on its chunk count)."""
     from pymilvus import DataType, Function, FunctionType, MilvusClient
 
     s = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
@@ -77,11 +79,11 @@ def create_collections(client, name: str, dim: int, kind: IndexType, bm25: dict,
     s.add_field("metadata", DataType.JSON)
     s.add_function(Function(name="bm25", function_type=FunctionType.BM25,
                             input_field_names=["tokens"], output_field_names=["sparse"]))
-    ip = client.prepare_index_params()
-    ip.add_index(field_name="vector", **kind.milvus)
-    ip.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
-                 params={"bm25_k1": bm25["k1"], "bm25_b": bm25["b"]})
-    _create(client, name, s, ip, properties=properties)
+    if kind is None:
+        client.create_collection(name, schema=s, consistency_level="Strong",
+                                 properties=properties)
+    else:
+        _create(client, name, s, _chunk_indexes(client, kind, bm25), properties=properties)
 
     d = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
     d.add_field("key", DataType.VARCHAR, is_primary=True, max_length=ID_BYTES + 16)
@@ -95,6 +97,20 @@ def create_collections(client, name: str, dim: int, kind: IndexType, bm25: dict,
     dp = client.prepare_index_params()
     dp.add_index(field_name="placeholder", index_type="FLAT", metric_type="IP")
     _create(client, documents_collection(name), d, dp)
+
+
+def index_chunks(client, name: str, kind: IndexType, bm25: dict) -> None:
+    """Index and load NAME, created bare by `create_collections(kind=None)` and filled."""
+    client.create_index(name, _chunk_indexes(client, kind, bm25), sync=False)
+    client.load_collection(name)
+
+
+def _chunk_indexes(client, kind: IndexType, bm25: dict):
+    ip = client.prepare_index_params()
+    ip.add_index(field_name="vector", **kind.milvus)
+    ip.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
+                 params={"bm25_k1": bm25["k1"], "bm25_b": bm25["b"]})
+    return ip
 
 
 def _create(client, name: str, schema, index_params, **kwargs) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import socket
 import time
 from pathlib import Path
@@ -39,7 +40,7 @@ class ShardWorker:
     and writes whole shards."""
 
     def __init__(self, model: str, chunking: dict, batch_size: int, work: str, *,
-                 backend: str) -> None:
+                 backend: str, sink=None) -> None:
         import torch
 
         from encoder import load_encoder
@@ -54,9 +55,12 @@ class ShardWorker:
         self.chunking = ChunkingConfig(**chunking)
         self.batch_size = batch_size
         self.work = Path(work)
+        self.sink = sink  # an indexer.milvus.ChunkSink: this worker writes its rows into Milvus
+        self.client = sink.client() if sink is not None else None
 
     def __call__(self, batch: dict) -> dict:
-        out = {"shard": [], "chunks": [], "chunk_s": [], "embed_s": []}
+        out = {"shard": [], "chunks": [], "chunk_s": [], "embed_s": [], "insert_s": [],
+               "inserted": [], "pid": []}
         for shard, docs_json in zip(batch["shard"], batch["docs"], strict=True):
             docs = [Document(**d) for d in json.loads(docs_json)]
             start = time.perf_counter()
@@ -64,10 +68,15 @@ class ShardWorker:
             chunked = time.perf_counter()
             vecs = embed(self.enc, [c.encoded for c in chunks], self.batch_size)
             write_shard(self.work, int(shard), chunks, vecs)
+            embedded = time.perf_counter()
+            inserted = self.sink.write(self.client, docs, chunks, vecs) if self.sink else 0
+            out["insert_s"].append(time.perf_counter() - embedded)
+            out["inserted"].append(inserted)
+            out["pid"].append(os.getpid())
             out["shard"].append(int(shard))
             out["chunks"].append(len(chunks))
             out["chunk_s"].append(chunked - start)
-            out["embed_s"].append(time.perf_counter() - chunked)
+            out["embed_s"].append(embedded - chunked)
         return {k: np.asarray(v) for k, v in out.items()}
 
 
@@ -113,9 +122,10 @@ def shards_key(fingerprint: str, docs: list[Document], chunking: ChunkingConfig,
 
 def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: int,
                chunking: ChunkingConfig, batch_size: int, work: Path, workers: int,
-               on_shard, *, backend: str) -> dict:
+               on_shard, *, backend: str, staging=None) -> dict:
     """Chunk + embed the `pending` shards on Ray; `on_shard(shard, chunks)` as each finishes.
-    Returns summed per-stage worker seconds."""
+    With a `staging` (`indexer.milvus.Staging`) whose sink is set, each worker also writes its
+    shards' chunk rows into it. Returns summed per-stage worker seconds."""
     import ray.data
 
     ctx = ray.data.DataContext.get_current()
@@ -129,12 +139,15 @@ def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: 
                         compute=ray.data.ActorPoolStrategy(size=min(workers, len(items))),
                         fn_constructor_kwargs={"model": model, "chunking": chunking.to_dict(),
                                                "batch_size": batch_size, "work": str(work),
-                                               "backend": backend})
+                                               "backend": backend,
+                                               "sink": getattr(staging, "sink", None)})
     totals = {"chunk_s": 0.0, "embed_s": 0.0}
     try:
         for row in ds.iter_rows():
             totals["chunk_s"] += float(row["chunk_s"])
             totals["embed_s"] += float(row["embed_s"])
+            if staging is not None and staging.sink is not None:
+                staging.record(int(row["pid"]), int(row["inserted"]), float(row["insert_s"]))
             on_shard(int(row["shard"]), int(row["chunks"]))
     except Exception as exc:
         raise IndexerError(f"a Ray worker failed ({type(exc).__name__}: "
@@ -145,10 +158,12 @@ def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: 
 
 def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_size: int,
                   work: Path, workers: int, address: str | None, report_progress,
-                  per_shard: int) -> tuple[list[Chunk], ShardedVectors, dict]:
+                  per_shard: int, staging=None) -> tuple[list[Chunk], ShardedVectors, dict]:
     """Chunks (document order) and their vectors, made by Ray workers shard by shard into
     `work`; shards already there are reused. Returns (chunks, the vector shards, stage
-    seconds); the vectors stay in their files (see `indexer.ray.ivf`)."""
+    seconds); the vectors stay in their files (see `indexer.ray.ivf`). With a `staging` that
+    has a sink (a build into Milvus), the workers write each shard's chunk rows into it, and
+    the driver writes those of the shards reused."""
     from ..build_progress import BuildProgress
 
     n_shards = (len(docs) + per_shard - 1) // per_shard
@@ -166,6 +181,10 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
                                       left / rate if rate > 0 else None, resumed))
 
     report_progress(BuildProgress("encode", resumed, len(docs), resumed=resumed))
+    if staging is not None and staging.sink is not None:
+        for s in sorted(done):  # encoded by an earlier run: their rows are not in this staging
+            staging.write_here(docs[s * per_shard : (s + 1) * per_shard], read_rows(work, s),
+                               np.load(shard_paths(work, s)[0]))
     if pending:
         t = time.perf_counter()
         start_ray(address, workers)
@@ -178,7 +197,7 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
         model = enc.name if _bundled(enc.name) else str(enc.path)
         t = time.perf_counter()
         stages.update(run_shards(model, docs, pending, per_shard, chunking, batch_size, work,
-                                 workers, on_shard, backend=enc.backend))
+                                 workers, on_shard, backend=enc.backend, staging=staging))
         stages["shards_s"] = time.perf_counter() - t
     t = time.perf_counter()
     chunks = []
