@@ -65,6 +65,16 @@ class Staging:
         rows = self.sink.write(self.client, docs, chunks, vectors)
         self.record(os.getpid(), rows, time.perf_counter() - clock)
 
+    def written_by(self) -> str:
+        """Who wrote the chunk rows, for the manifest."""
+        if self.sink is None or not self.rows_by_pid:
+            return self.writers
+        if set(self.rows_by_pid) == {os.getpid()}:
+            return "the driver: every shard was encoded by an earlier run"
+        if os.getpid() in self.rows_by_pid:
+            return f"{self.writers}; the driver wrote those of shards an earlier run encoded"
+        return self.writers
+
     def drop(self) -> None:
         for name in (self.name, documents_collection(self.name)):
             if self.client.has_collection(name):
@@ -130,7 +140,7 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
                                     "tombstones": 0},
                             build={**build, "stages": {k: round(v, 3)
                                                        for k, v in stages.items()},
-                                   "chunk_rows_written_by": staging.writers,
+                                   "chunk_rows_written_by": staging.written_by(),
                                    "chunk_rows_by_process": {
                                        str(pid): n for pid, n in staging.rows_by_pid.items()}})
             write_manifest(client, name, manifest)
