@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -23,13 +24,23 @@ APT_PACKAGES = ["chromium", "fonts-noto-cjk"]  # the fonts: Chinese glyphs are b
 
 
 def ensure_chromium() -> str | None:
-    """Install Debian's Chromium where it is absent; return why not where that cannot work."""
+    """Install Debian's Chromium where it is absent; return why not where that cannot work.
+    One test process installs at a time (a machine-wide lock): the others wait for it and then
+    find Chromium there. Two apt-gets at once fail on apt's own lock, and the browser files of
+    the loser were skipped."""
+    from common import FileLock
+
     if CHROMIUM.exists():
         return None
     if not shutil.which("apt-get"):
         return "no /usr/bin/chromium and no apt-get to install it"
     if os.geteuid() != 0:
         return "no /usr/bin/chromium, and installing it needs root (apt-get install chromium)"
+    with FileLock(Path(tempfile.gettempdir()) / "bertscope-tests-apt.lock"):
+        return None if CHROMIUM.exists() else _apt_install()
+
+
+def _apt_install() -> str | None:
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *APT_PACKAGES]):
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)

@@ -1,0 +1,50 @@
+"""The browser tests' Chromium install: test processes that find it absent at the same time
+install it once, one after the other, instead of two apt-gets failing on apt's lock (which
+skipped the loser's browser files in a full run)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import browser_setup
+
+
+def test_concurrent_first_uses_install_once(tmp_path, monkeypatch):
+    chromium = tmp_path / "chromium"
+    running, calls = [], []
+
+    def fake_run(cmd, **kwargs):
+        assert not running, "two apt-gets at once"
+        running.append(cmd)
+        calls.append(cmd[1])
+        time.sleep(0.2)
+        if cmd[1] == "install":
+            chromium.touch()
+        running.pop()
+        return type("Done", (), {"returncode": 0, "stderr": ""})()
+
+    monkeypatch.setattr(browser_setup, "CHROMIUM", chromium)
+    monkeypatch.setattr(browser_setup.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(browser_setup.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(browser_setup.subprocess, "run", fake_run)
+    monkeypatch.setattr(browser_setup.tempfile, "gettempdir", lambda: str(tmp_path))
+    said: list[str | None] = []
+    threads = [threading.Thread(target=lambda: said.append(browser_setup.ensure_chromium()))
+               for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert said == [None, None, None]
+    assert calls == ["update", "install"]
+
+
+def test_a_failed_install_says_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(browser_setup, "CHROMIUM", tmp_path / "chromium")
+    monkeypatch.setattr(browser_setup.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(browser_setup.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(browser_setup.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(browser_setup.subprocess, "run", lambda cmd, **kw: type(
+        "Done", (), {"returncode": 100, "stderr": "E: Could not get lock"})())
+    assert browser_setup.ensure_chromium() == "`apt-get update -qq` failed: E: Could not get lock"
