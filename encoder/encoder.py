@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from sentence_transformers import SentenceTransformer
 
 from common import prompt_prefix
 
@@ -22,7 +21,9 @@ from .modes import eval_mode
 from .tokenizer_lock import tokenizer_lock
 from .validation import check_texts
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # sentence_transformers: seconds to import, and an export needs none
+    from sentence_transformers import SentenceTransformer
+
     from .explain import Explanation
     from .fill_mask import MaskFill
     from .inspection import Inspection

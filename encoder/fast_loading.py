@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-
-from sentence_transformers import SentenceTransformer
+from typing import TYPE_CHECKING
 
 from .auto_plan import below_gate
 from .backends import AUTO, auto_order
@@ -27,6 +26,9 @@ from .exports import (
     source_key,
 )
 from .fingerprint import model_fingerprint
+
+if TYPE_CHECKING:  # an export encodes without it (seconds to import)
+    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger("bertscope.encoder")
 

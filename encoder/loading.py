@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-
-from sentence_transformers import SentenceTransformer
+from typing import TYPE_CHECKING
 
 from common import check_path
 
@@ -13,6 +12,9 @@ from .backends import AUTO, check_backend
 from .encoder import Encoder
 from .errors import EncoderNotFoundError
 from .registry import BUNDLED
+
+if TYPE_CHECKING:  # imported where a torch model is loaded: an export encodes without it
+    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger("bertscope.encoder")
 
@@ -66,6 +68,8 @@ def _resolve(name_or_path: str | Path) -> tuple[str, str, tuple[str, ...] | None
 
 
 def _load_torch(path: str, device: str, local: bool) -> SentenceTransformer:
+    from sentence_transformers import SentenceTransformer
+
     if not local:
         return _load_from_hub(path, device)
     try:
@@ -83,6 +87,8 @@ def _is_path(key: str) -> bool:
 
 
 def _load_from_hub(model_id: str, device: str) -> SentenceTransformer:
+    from sentence_transformers import SentenceTransformer
+
     try:
         return SentenceTransformer(model_id, device=device)
     except Exception as exc:  # offline, unknown id, auth: all end the same way for a user
