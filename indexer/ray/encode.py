@@ -189,11 +189,13 @@ def encode_on_ray(enc, docs: list[Document], chunking: ChunkingConfig, batch_siz
         t = time.perf_counter()
         start_ray(address, workers)
         stages["ray_start_s"] = time.perf_counter() - t
-        if address:
-            import ray
+        # a cluster joined, or a Ray this process started before with fewer CPUs: actors
+        # beyond its CPUs would wait for one forever
+        import ray
 
-            cpus = int(ray.cluster_resources().get("CPU", 0)) or workers
-            workers = bounded_workers(workers, cpus, f"the Ray cluster at {address}")
+        cpus = int(ray.cluster_resources().get("CPU", 0)) or workers
+        workers = bounded_workers(workers, cpus, f"the Ray cluster at {address}" if address
+                                  else "the Ray already running in this process")
         model = enc.name if _bundled(enc.name) else str(enc.path)
         t = time.perf_counter()
         stages.update(run_shards(model, docs, pending, per_shard, chunking, batch_size, work,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import shutil
 import signal
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from indexer import IndexerError, SemanticIndex, build_index
+from indexer.ray import cluster
 from indexer.ray import encode as raybuild
 
 pytestmark = pytest.mark.slow  # starts Ray: not the quick lane
@@ -41,15 +43,26 @@ def _top10(index: SemanticIndex) -> list:
 
 
 def test_ray_build_equals_local_build(tmp_path, tiny_encoder, docs, _built_flat, ray_cpus,
-                                      monkeypatch):
+                                      monkeypatch, caplog):
+    """Also: more workers than CPUs run as many as there are, said and recorded, on a machine
+    (said to have 64 CPUs here) whose Ray, already running in this process, has fewer."""
+    import ray
+
+    cluster.start_ray(None, ray_cpus)
+    monkeypatch.setattr(cluster, "local_cpus", lambda: 64)
     monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 16)  # 60 documents: 4 shards
-    built = build_index(docs, tmp_path / "ray", model=tiny_encoder, preset="flat", engine="ray",
-                        workers=ray_cpus)
+    with caplog.at_level(logging.WARNING):
+        built = build_index(docs, tmp_path / "ray", model=tiny_encoder, preset="flat",
+                            engine="ray", workers=1000)
+    assert "workers=1000, but this machine has 64 CPUs: running 64 Ray workers" in caplog.text
+    assert (f"workers=64, but the Ray already running in this process has {ray_cpus} CPUs: "
+            f"running {ray_cpus} Ray workers") in caplog.text
     local = SemanticIndex.open(_built_flat, encoder=tiny_encoder)
     assert _content(built) == _content(local)
     assert _top10(built) == _top10(local)
     manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
-    assert manifest["build"]["engine"] == "ray" and manifest["build"]["workers"] == 2
+    assert manifest["build"]["engine"] == "ray"
+    assert manifest["build"]["workers"] == min(4, ray_cpus) == int(ray.cluster_resources()["CPU"])
     assert manifest["encoder"]["backend"] == tiny_encoder.backend  # the actors ran the driver's
     assert {"encode_s", "shards_s", "index_s", "write_s"} <= set(manifest["build"]["stages"])
     assert local.manifest["build"]["engine"] == "local"

@@ -67,26 +67,6 @@ def test_sample_draws_rows_in_order_or_all():
     assert np.array_equal(got, rayivf.sample(parts, 5, 0))  # seeded
 
 
-def test_ray_ivfpq_disk_adds_on_workers_and_equals_local_build(
-        tmp_path, tiny_encoder, local_disk, flat, merged, ray_cpus, monkeypatch):
-    monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 100)  # 4 shards
-    built = build_index(_docs(DOCS), tmp_path / "ray", model=tiny_encoder, preset="ivfpq-disk",
-                        engine="ray", workers=ray_cpus)
-    assert merged == [4]  # four IVF shard files merged on disk
-    local = SemanticIndex.open(local_disk, encoder=tiny_encoder)
-    assert _content(built) == _content(local)  # same documents, chunks, chunk ids
-    # trained on every vector (fewer than the sample size), as the local build: same hits
-    assert _hits(built) == _hits(local)
-    exact = SemanticIndex.open(flat, encoder=tiny_encoder)
-    everything = {"nprobe": built.vectors.nlist, "rerank": DOCS}
-    assert [[h[0] for h in q] for q in _hits(built, **everything)] == \
-        [[h[0] for h in q] for q in _hits(exact)]
-    assert _hits(SemanticIndex.open(tmp_path / "ray", encoder=tiny_encoder)) == _hits(built)
-    stages = json.loads((tmp_path / "ray" / "manifest.json").read_text())["build"]["stages"]
-    assert {"train_s", "add_s", "merge_lists_s", "merge_rows_s"} <= set(stages)
-    assert not list((tmp_path / "ray").glob(".build-*"))
-
-
 @pytest.mark.slow
 def test_ray_ivfpq_disk_trained_on_a_sample_agrees_with_exact_search(
         tmp_path, tiny_encoder, flat, merged, ray_cpus, monkeypatch):
@@ -106,8 +86,10 @@ def test_ray_ivfpq_disk_trained_on_a_sample_agrees_with_exact_search(
 
 
 @pytest.mark.slow
-def test_ray_ivfpq_disk_resumes_from_the_ivf_shards_written(
-        tmp_path, tiny_encoder, local_disk, merged, ray_cpus, monkeypatch):
+def test_ray_ivfpq_disk_resumes_from_the_ivf_shards_and_equals_local_build(
+        tmp_path, tiny_encoder, local_disk, flat, merged, ray_cpus, monkeypatch):
+    """Stopped after its first IVF shard (one worker), then run again on every worker: the
+    shards written are not added again, and the index is the local build's."""
     monkeypatch.setattr(raybuild, "DOCS_PER_SHARD", 100)
     out = tmp_path / "ray"
 
@@ -123,8 +105,19 @@ def test_ray_ivfpq_disk_resumes_from_the_ivf_shards_written(
     assert len(list(out.glob(".build-ray-*/ivf-*.faiss"))) >= 1
     seen = []
     built = build_index(_docs(DOCS), out, model=tiny_encoder, preset="ivfpq-disk", engine="ray",
-                        workers=1, progress=seen.append)
+                        workers=ray_cpus, progress=seen.append)
     index = [p.done for p in seen if p.stage == "index"]  # [0, resumed, ..., total, total]
     assert index[1] > 0  # the IVF shards written before were not added again
+    assert merged == [4]  # four IVF shard files merged on disk
     local = SemanticIndex.open(local_disk, encoder=tiny_encoder)
-    assert _content(built) == _content(local) and _hits(built) == _hits(local)
+    assert _content(built) == _content(local)  # same documents, chunks, chunk ids
+    # trained on every vector (fewer than the sample size), as the local build: same hits
+    assert _hits(built) == _hits(local)
+    exact = SemanticIndex.open(flat, encoder=tiny_encoder)
+    everything = {"nprobe": built.vectors.nlist, "rerank": DOCS}
+    assert [[h[0] for h in q] for q in _hits(built, **everything)] == \
+        [[h[0] for h in q] for q in _hits(exact)]
+    assert _hits(SemanticIndex.open(out, encoder=tiny_encoder)) == _hits(built)
+    stages = json.loads((out / "manifest.json").read_text())["build"]["stages"]
+    assert {"train_s", "add_s", "merge_lists_s", "merge_rows_s"} <= set(stages)
+    assert not list(out.glob(".build-*"))
