@@ -18,7 +18,7 @@ from training_flow import BASE, INDEX, PAIRS, cancel_active, training_folders
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 REPO = Path(__file__).resolve().parents[2]
-EPOCHS = 10  # 64 training pairs / batch 2 = 32 steps an epoch: ~30 s on a tiny BERT
+EPOCHS = 5  # 64 training pairs / batch 2 = 32 steps an epoch (as the AppTest flow): seconds
 RUN = f"{BASE}-pairs"
 
 
