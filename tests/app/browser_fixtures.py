@@ -130,6 +130,26 @@ def choose(page, label: str, option: str) -> None:
             return
 
 
+def open_expander(page, title: str, inside) -> None:
+    """Open the first expander titled `title` until `inside` (a locator in it) shows: one
+    opened while a rerun replaced it came back closed (a full run waited 240 s on a hidden
+    checkbox). Clicks only a closed one, so a slow open is never closed again."""
+    from playwright.sync_api import Error
+
+    details = page.locator('[data-testid="stExpander"] details').filter(
+        has=page.locator("summary", has_text=title)).first
+    for attempt in range(3):
+        if details.get_attribute("open") is None:
+            details.locator("summary").click()
+        wait_idle(page)
+        try:
+            inside.wait_for(state="visible", timeout=30_000)
+            return
+        except Error:
+            if attempt == 2:
+                raise
+
+
 def open_search_on(page, app_url: str, index: str) -> None:
     """The Search page with `index` chosen in its sidebar."""
     page.goto(f"{app_url}/Search")

@@ -13,6 +13,7 @@ from browser_fixtures import (
     choose,
     documents_in,
     enter_until_drawn,
+    open_expander,
     open_search_on,
     shot,
     wait_for_box,
@@ -122,7 +123,7 @@ def test_why_this_match_draws_heatmap_and_shaded_words(tab, app_url):
     open_search_on(tab, app_url, "news-minilm")
     ask(tab, "rising oil prices", until=tab.get_by_text("10 results in"))
     wait_idle(tab)
-    tab.locator('[data-testid="stExpander"] summary', has_text="Why this match").first.click()
+    open_expander(tab, "Why this match", tab.get_by_text("Explain this hit").first)
     tab.get_by_text("Explain this hit").first.click()
     tab.get_by_text("Occlusion: how much the cosine").first.wait_for()  # the fast one, first
     tab.get_by_role("button", name="Exact attribution").first.click()
