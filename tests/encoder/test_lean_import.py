@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 ENCODE_WITH_THE_EXPORT = """
@@ -21,6 +23,7 @@ print("sentence_transformers" in sys.modules)
 """
 
 
+@pytest.mark.slow  # an export and a new process: 15 s, the quick lane's longest test
 def test_an_export_encodes_without_importing_sentence_transformers(tiny_model_dir):
     from encoder import load_encoder
 
