@@ -112,42 +112,53 @@ def wait_idle(page) -> None:
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
 
 
+def again_until_done(attempt, tries: int = 3) -> None:
+    """`attempt(last)` until it returns: a pick, an open or a typed text made while a rerun
+    replaces its widget is lost, so the page helpers act and check again. A try fails by
+    raising playwright's Error or an AssertionError (a timed-out check); the last one's
+    propagates."""
+    from playwright.sync_api import Error
+
+    for i in range(tries):
+        try:
+            attempt(i == tries - 1)
+            return
+        except (Error, AssertionError):
+            if i == tries - 1:
+                raise
+
+
 def choose(page, label: str, option: str) -> None:
     """Pick `option` in the Streamlit selectbox labelled `label`, again until the one box left
-    once the run ends shows it: a pick made on a box that a rerun then replaced is lost (the
-    new box shows its default; the two-index test then waited 520 s for a comparison)."""
+    once the run ends shows it (a lost pick: the new box shows its default, and the two-index
+    test waited 520 s for a comparison)."""
     from playwright.sync_api import expect
 
-    for attempt in range(3):
+    def pick(_last: bool) -> None:
         page.locator('[data-testid="stSelectbox"]').filter(has_text=label).click()
         page.get_by_role("option", name=option).click()
         wait_idle(page)
         box = page.locator(f'input[role="combobox"][aria-label="{label}"]')
         expect(box).to_have_count(1, timeout=LOAD_MS)
-        shown = box.input_value()
-        if shown == option or attempt == 2:
-            assert shown == option, f"{label!r} shows {shown!r} after picking {option!r} 3 times"
-            return
+        expect(box).to_have_value(option, timeout=5_000)
+
+    again_until_done(pick)
 
 
 def open_expander(page, title: str, inside) -> None:
-    """Open the first expander titled `title` until `inside` (a locator in it) shows: one
-    opened while a rerun replaced it came back closed (a full run waited 240 s on a hidden
-    checkbox). Clicks only a closed one, so a slow open is never closed again."""
-    from playwright.sync_api import Error
-
+    """Open the first expander titled `title` until `inside` (a locator in it) shows (a lost
+    open: a full run waited 240 s on a hidden checkbox). Clicks only a closed one, so a slow
+    open is never closed again."""
     details = page.locator('[data-testid="stExpander"] details').filter(
         has=page.locator("summary", has_text=title)).first
-    for attempt in range(3):
+
+    def open_it(_last: bool) -> None:
         if details.get_attribute("open") is None:
             details.locator("summary").click()
         wait_idle(page)
-        try:
-            inside.wait_for(state="visible", timeout=30_000)
-            return
-        except Error:
-            if attempt == 2:
-                raise
+        inside.wait_for(state="visible", timeout=30_000)
+
+    again_until_done(open_it)
 
 
 def open_search_on(page, app_url: str, index: str) -> None:
@@ -175,22 +186,16 @@ def enter_until_drawn(page, label: str, text: str, drawn, *, key: str = "Enter")
     (the box's own value stays right: it says nothing of what the server ran), and entering
     the same text again starts no second run. Waits for the box to stand alone first; three
     tries of 90 s, then one of LOAD_MS."""
-    from playwright.sync_api import Error, expect
+    from playwright.sync_api import expect
 
-    for _ in range(3):
-        try:
-            expect(page.get_by_label(label)).to_have_count(1, timeout=LOAD_MS)
-            box = page.get_by_label(label)
-            box.fill(text)
-            box.press(key)
-            drawn.first.wait_for(state="visible", timeout=90_000)
-            return
-        except Error:  # timed out, or the box was replaced under the fill
-            continue
-    box = page.get_by_label(label)
-    box.fill(text)
-    box.press(key)
-    drawn.first.wait_for(state="visible")
+    def enter(last: bool) -> None:
+        expect(page.get_by_label(label)).to_have_count(1, timeout=LOAD_MS)
+        box = page.get_by_label(label)
+        box.fill(text)
+        box.press(key)
+        drawn.first.wait_for(state="visible", timeout=LOAD_MS if last else 90_000)
+
+    again_until_done(enter, tries=4)
 
 
 def ask(page, query: str, until) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from common import FileLock
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -28,8 +30,6 @@ def ensure_chromium() -> str | None:
     One test process installs at a time (a machine-wide lock): the others wait for it and then
     find Chromium there. Two apt-gets at once fail on apt's own lock, and the browser files of
     the loser were skipped."""
-    from common import FileLock
-
     if CHROMIUM.exists():
         return None
     if not shutil.which("apt-get"):
