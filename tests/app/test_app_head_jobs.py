@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from apptest_helpers import assert_clean, texts
+from shared_exports import share_exports
 
 from common.jobs import JobRunner, JobSpec, JobState
 
@@ -24,16 +25,16 @@ asked: list[dict] = []  # what the page asked `mlm_heads_job` for
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    """An empty $BERTSCOPE_HOME (no cached heads, no jobs) and an empty runs root. The pages'
-    encoders go first: one loaded by an earlier test file in this process (Search keeps a record
-    of it beside the cache) may carry heads from that test's home (seen under `make test`'s
-    workers)."""
+    """An empty $BERTSCOPE_HOME (no cached heads, no jobs; the session's exports) and an empty
+    runs root. The pages' encoders go first: one loaded by an earlier test file in this process
+    (Search keeps a record of it beside the cache) may carry heads from that test's home (seen
+    under `make test`'s workers)."""
     import streamlit as st
     from appkit.resources import forget_encoders
 
     forget_encoders()
     st.cache_data.clear()
-    (tmp_path / "home" / "models").mkdir(parents=True)
+    (share_exports(tmp_path / "home") / "models").mkdir()
     (tmp_path / "runs").mkdir()
     monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("BERTSCOPE_RUNS_ROOT", str(tmp_path / "runs"))
