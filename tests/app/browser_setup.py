@@ -42,7 +42,10 @@ def ensure_chromium() -> str | None:
 
 def _apt_install() -> str | None:
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *APT_PACKAGES]):
+    # without Chromium's recommends (printing, samba, upower...): 19 packages set up instead
+    # of 107, which headless tests never use (from apt's cache: 6.0 s against 10.8 s)
+    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *APT_PACKAGES]
+    for cmd in (["apt-get", "update", "-qq"], install):
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
             return f"`{' '.join(cmd)}` failed: {done.stderr.strip()[-300:]}"
