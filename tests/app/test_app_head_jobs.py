@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from apptest_helpers import assert_clean, texts
-from shared_exports import share_exports
+from session_home import linked_home
 
 from common.jobs import JobRunner, JobSpec, JobState
 
@@ -34,7 +34,7 @@ def home(tmp_path, monkeypatch):
 
     forget_encoders()
     st.cache_data.clear()
-    (share_exports(tmp_path / "home") / "models").mkdir()
+    (linked_home(tmp_path / "home", "exports") / "models").mkdir()
     (tmp_path / "runs").mkdir()
     monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("BERTSCOPE_RUNS_ROOT", str(tmp_path / "runs"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from browser_fixtures import LOAD_MS, shot, wait_idle
 from browser_setup import streamlit_server
-from shared_exports import share_exports
+from session_home import linked_home
 
 from common.jobs import JobRunner, JobSpec, JobState
 from training.jobs import heads_key
@@ -26,7 +26,7 @@ FAKE = Path(__file__).with_name("fake_heads_job.py")
 
 @pytest.fixture(scope="module")
 def own_home(tmp_path_factory) -> Path:
-    home = share_exports(tmp_path_factory.mktemp("jobs-home"))  # no heads, jobs or runs
+    home = linked_home(tmp_path_factory.mktemp("jobs-home"), "exports")  # no heads, jobs, runs
     (home / "models").mkdir()
     return home
 

@@ -9,15 +9,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from session_home import linked_home
 
 
 @contextmanager
 def scratch_home(root: Path) -> Iterator[Path]:
-    from common import bertscope_home
-
-    real_models = bertscope_home("models")
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "models").symlink_to(real_models, target_is_directory=True)
+    linked_home(root, "models")
     previous = os.environ.get("BERTSCOPE_HOME")
     os.environ["BERTSCOPE_HOME"] = str(root)
     try:
