@@ -29,6 +29,8 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
     if fmt not in FORMATS:
         raise opts.error(f"Invalid corpus format {fmt!r}. Valid: {', '.join(FORMATS)}")
     report = CorpusReport(documents=[], error=opts.error)
+    if fmt == "folder":
+        return _read_folder(path, opts, report)
     by_id: dict[str, Document] = {}
     seen: set[str] = set()  # every field name some row has
     scalars: set[str] = set()  # ... with a value metadata can hold
@@ -46,6 +48,29 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
     report.documents = list(by_id.values())
     if report.rows:
         _check_named_fields(opts, seen, scalars, path, format_hint(path, fmt))
+    return report
+
+
+def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport) -> CorpusReport:
+    """A folder of documents (or one document file): one `Document` a file (id: its path
+    relative to the folder), each file that gives none reported as a skipped row (line 0)."""
+    from ..documents import read_folder
+
+    if path.is_dir():
+        docs, failures = read_folder(path, opts.include, opts.exclude,
+                                     max_file_mb=opts.max_file_mb)
+    else:
+        docs, failures = read_folder(path.parent, [path.name], max_file_mb=opts.max_file_mb)
+    report.rows = len(docs) + len(failures)
+    for rel, reason in failures:
+        report.skip(opts, rel, 0, reason)
+    if not report.rows:
+        kept = f" matching {', '.join(opts.include)}" if opts.include else ""
+        raise opts.error(f"no documents under {path}{kept}: a folder of documents holds .pdf, "
+                         ".html, .docx, .md or .txt files")
+    if not opts.title_field:  # no titles asked for (a file name is no title)
+        docs = [Document(d.id, d.text, "", d.metadata) for d in docs]
+    report.documents = docs
     return report
 
 
