@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from common import check_path, write_atomic
+from common.documents import chunk_metadata
 from common.lexical import Bm25Params, LexicalIndex
 
 from . import db, store
@@ -161,7 +162,7 @@ def _chunk_rows(b: Batch) -> list[dict]:
         rows.append({"chunk_id": chunk_id(doc_id, no), "doc_id": doc_id, "chunk_no": no,
                      "char_start": start, "char_end": end, "title": doc.title,
                      "text": doc.text[start:end], "tokens": lex.translate(APOSTROPHES),
-                     "vector": vector.tolist(), "metadata": doc.metadata})
+                     "vector": vector.tolist(), "metadata": chunk_metadata(doc.metadata, start)})
     return rows
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import faiss
 import numpy as np
 
+from common.documents import chunk_metadata
 from common.lexical import LexicalIndex
 from common.text import check_text
 
@@ -207,7 +208,7 @@ class Searcher:
         for rank, (cid, score) in enumerate(ranked, start=1):
             doc_id, start, end, title, text, meta = rows[cid]
             hits.append(Hit(doc_id, cid, score, rank, text[start:end], title, start, end,
-                            json.loads(meta)))
+                            chunk_metadata(json.loads(meta), start)))
         return hits
 
 

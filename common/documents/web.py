@@ -55,8 +55,12 @@ def decode_page(data: bytes) -> str:
 
 
 def read_html(data: bytes) -> Parsed:
+    import logging
+
     import trafilatura
     from lxml import etree
+
+    logging.getLogger("trafilatura").setLevel(logging.ERROR)  # a page with no text: we say it
 
     if b"\x00" in data[:8192] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise ReadError("binary data, not a web page (NUL bytes): is the extension right?")

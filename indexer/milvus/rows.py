@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xxhash
 
+from common.documents import chunk_metadata
 from common.lexical import tokenize
 
 from ..chunking import Chunk
@@ -39,7 +40,9 @@ def _fits(value: str, limit: int, what: str, doc_id: str) -> str:
 def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequence[Chunk],
                vectors: np.ndarray) -> list[dict]:
     """The rows of `chunks` (their documents among `docs`: a list, or {id: Document} for a
-    build that makes its rows a batch at a time)."""
+    build that makes its rows a batch at a time). A chunk row's metadata is its document's
+    without the layout, with the chunk's page and section (`chunk_metadata`, as the folder
+    store's hits have it): hits and filters read it as it is."""
     by_id = docs if isinstance(docs, Mapping) else {d.id: d for d in docs}
     rows = []
     for chunk, vector in zip(chunks, vectors, strict=True):
@@ -52,7 +55,8 @@ def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequen
                      "text": _fits(text, TEXT_BYTES, "chunk text", doc.id),
                      "tokens": _fits(token_text(chunk.encoded), TEXT_BYTES, "chunk tokens",
                                      doc.id),
-                     "vector": vector.tolist(), "metadata": doc.metadata})
+                     "vector": vector.tolist(),
+                     "metadata": chunk_metadata(doc.metadata, chunk.start)})
     return rows
 
 
