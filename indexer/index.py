@@ -5,7 +5,7 @@ version with `save()`, re-applying the changes on top when another writer publis
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,14 @@ class SemanticIndex(IndexWrites):
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         """{doc_id: Document} for every id present, in one query (e.g. the documents of hits)."""
         return db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
+
+    def doc_ids(self) -> list[str]:
+        """Every document's id, sorted."""
+        return db.doc_ids(self.conn)
+
+    def all_documents(self, batch: int = 1000) -> Iterator[Document]:
+        """Every document, in the order they were stored, read `batch` at a time."""
+        return db.all_documents(self.conn, batch)
 
     def missing(self, doc_ids: Sequence[str]) -> list[str]:
         """The ids among `doc_ids` that are not in the index, in the order given."""
