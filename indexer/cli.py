@@ -1,5 +1,5 @@
-"""The batch CLI: build | rebuild | search | info | add | delete | compact | eval | default |
-migrate.
+"""The batch CLI: build | sync | rebuild | search | info | add | delete | compact | eval |
+default | migrate.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
 Exit status: 0 done; 1 error, nothing changed; 2 bad flags (argparse); 3 partly done and saved
@@ -56,6 +56,23 @@ def cmd_build(args) -> int:
     size = f", {st.size_bytes / 1e6:.1f} MB" if st.size_bytes else ""  # Milvus: not known here
     print(f"built {args.out}: {st.documents} documents, {st.chunks} chunks, preset {st.preset} "
           f"({st.faiss_spec}), model {st.model} on {_backend(st)}{size}")
+    return 0
+
+
+def cmd_sync(args) -> int:
+    from .chunking import ChunkingConfig
+    from .sync import sync_folder
+
+    report = sync_folder(args.folder, args.index, model=args.model, backend=args.backend,
+                         preset=args.preset, chunking=ChunkingConfig(args.chunk_tokens,
+                                                                     args.overlap),
+                         include=args.include, exclude=args.exclude,
+                         max_file_mb=args.max_file_mb, batch_size=args.batch_size,
+                         progress=StageBar())
+    lines = report.lines()
+    print(lines[0] + (f" (built {args.index})" if report.created else ""))
+    for line in lines[1:]:
+        print(line, file=sys.stderr)
     return 0
 
 
@@ -252,9 +269,9 @@ def cmd_migrate(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "rebuild": cmd_rebuild, "search": cmd_search, "info": cmd_info,
-            "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact, "eval": cmd_eval,
-            "default": cmd_default, "migrate": cmd_migrate}
+COMMANDS = {"build": cmd_build, "sync": cmd_sync, "rebuild": cmd_rebuild, "search": cmd_search,
+            "info": cmd_info, "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact,
+            "eval": cmd_eval, "default": cmd_default, "migrate": cmd_migrate}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -297,8 +297,8 @@ class MilvusIndex:
         ids = list(dict.fromkeys(check_doc_ids(doc_ids)))
         with write_lock(self.address):
             found = self._existing(ids)
-            if found:
-                self._remove(found)
+            # every id: chunk rows whose document row a killed write never wrote go too
+            self._remove(ids)
         return len(found)
 
     def compact(self) -> int:
