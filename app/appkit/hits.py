@@ -9,12 +9,16 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from common.documents import citation
+
 from .explaining import explain_hit
 from .guard import EXPECTED, sentence
 from .progress import ProgressBar
 from .render import excerpt, highlighted_html
 from .shading import shaded_html
 
+# shown as the citation line (source, page, section) or of no use to a reader (the hash)
+CITED = frozenset({"source", "page", "section", "sha256"})
 HEATMAP_WORDS = 40  # chunk words a heatmap can label readably side by side
 
 # translucent backgrounds in the text's own colour: readable in the light and the dark theme
@@ -48,11 +52,16 @@ def hit_card(hit, document, *, badge: str = "",
                 f"<span style='opacity:0.7'>· score {hit.score:.4f} · doc "
                 f"{html.escape(str(hit.doc_id))} · chunk {html.escape(str(hit.chunk_id))}</span>"
                 "</div>")
+        from_file = "source" in hit.metadata and "sha256" in hit.metadata
+        if from_file:  # a chunk of a user's file: where a reader finds it
+            st.html(f"<div class='citation' style='opacity:0.85'>📄 "
+                    f"{html.escape(citation(hit.metadata))}</div>")
         st.html(highlighted_html(*excerpt(document.text, hit.start, hit.end)))
-        if hit.metadata:
+        shown = {k: v for k, v in hit.metadata.items() if not (from_file and k in CITED)}
+        if shown:
             st.html("<div style='opacity:0.75'>" + " · ".join(
                 f"{html.escape(str(k))}: {html.escape(str(v))}"
-                for k, v in hit.metadata.items()) + "</div>")
+                for k, v in shown.items()) + "</div>")
         with st.expander("Whole document (matching chunk marked)"):
             st.html(highlighted_html(document.text, (hit.start, hit.end)))
         if why is not None:

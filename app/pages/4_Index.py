@@ -1,4 +1,5 @@
-"""Index: statistics of an index; build a new one from a server-side path or an uploaded file."""
+"""Index: statistics of an index; sync one with uploaded documents or a server folder (a job);
+build a new one from a server-side path or an uploaded corpus file."""
 
 import pandas as pd
 import streamlit as st
@@ -7,6 +8,7 @@ from appkit.config import AppConfig
 from appkit.confine import confine_path, data_folder_problem
 from appkit.default_zh import offer_chinese_index
 from appkit.discovery import default_position, find_indexes, label
+from appkit.documents import offer_documents
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
 from appkit.progress import ProgressBar
@@ -52,6 +54,9 @@ if index is not None:
         st.json(stats.to_dict())
 
 offer_chinese_index(config)  # one button where the Chinese default index is absent
+
+st.divider()
+offer_documents(config, model_options(config))  # upload files or sync a folder, as a job
 
 st.divider()
 st.subheader("Build a new index")
