@@ -37,10 +37,11 @@ def hyphenated(lines: list[str]) -> list[str]:
 
 def write_pdf(path: Path, passages: Sequence[Passage], *, columns: int = 1,
               hyphenate: bool = False, chinese: bool = False, header: str = HEADER,
-              title: str = "") -> Path:
-    """One passage a page: a running header, the heading, the text (wrapped; in two columns
-    drawn line by line across both, the order a naive extractor reads wrongly), a footer with
-    the page number."""
+              title: str = "") -> list[int]:
+    """One passage a page (a long one goes on over the next pages): a running header, the
+    heading, the text (wrapped; in two columns drawn line by line across both, the order a
+    naive extractor reads wrongly), a footer with the page number. Returns, for each page, the
+    index of the passage it holds."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -52,35 +53,47 @@ def write_pdf(path: Path, passages: Sequence[Passage], *, columns: int = 1,
         pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
         font = "STSong-Light"
     width, height = A4
+    per_page = int((height - 146 - 60) / 14) * columns  # text lines a page holds
     c = canvas.Canvas(str(path), pagesize=A4)
     if title:
         c.setTitle(title)
-    for n, (heading, text) in enumerate(passages, start=1):
-        c.setFont(font, 9)
-        c.drawString(72, height - 40, header)
-        c.drawString(width / 2 - 20, 30, f"Page {n}")
-        c.setFont(font, 14)
-        c.drawString(72, height - 80, heading)
-        c.setFont(font, 10)
+    pages: list[int] = []
+    for n, (heading, text) in enumerate(passages):
         if chinese:
             lines = [text[i:i + 38] for i in range(0, len(text), 38)]
         else:
-            lines = _wrap_words(text, 90 // columns - 4 * (columns - 1))
+            # room for the half word a hyphenated line end takes: columns never overlap
+            lines = _wrap_words(text, 90 // columns - 4 * (columns - 1) - 10 * hyphenate)
         if hyphenate and not chinese:
             lines = hyphenated(lines)
-        y0 = height - 110
-        if columns == 1:
-            for i, line in enumerate(lines):
-                c.drawString(72, y0 - 14 * i, line)
-        else:
-            half = (len(lines) + 1) // 2
-            for i in range(half):  # drawn row by row, across both columns
-                c.drawString(72, y0 - 14 * i, lines[i])
-                if half + i < len(lines):
-                    c.drawString(width / 2 + 10, y0 - 14 * i, lines[half + i])
-        c.showPage()
+        for at in range(0, len(lines), per_page):
+            pages.append(n)
+            c.setFont(font, 9)
+            c.drawString(72, height - 40, header)
+            c.drawString(width / 2 - 20, 30, f"Page {len(pages)}")
+            top = height - 110
+            if at == 0:  # the heading, wrapped to the page's width
+                c.setFont(font, 14)
+                for i, line in enumerate(_wrap_words(heading, 18 if chinese else 60)[:3]):
+                    c.drawString(72, height - 80 - 18 * i, line)
+                    top = height - 110 - 18 * i
+            c.setFont(font, 10)
+            _draw_lines(c, lines[at:at + per_page], columns, top, width)
+            c.showPage()
     c.save()
-    return path
+    return pages
+
+
+def _draw_lines(c, lines: list[str], columns: int, top: float, width: float) -> None:
+    if columns == 1:
+        for i, line in enumerate(lines):
+            c.drawString(72, top - 14 * i, line)
+        return
+    half = (len(lines) + 1) // 2
+    for i in range(half):  # drawn row by row, across both columns
+        c.drawString(72, top - 14 * i, lines[i])
+        if half + i < len(lines):
+            c.drawString(width / 2 + 10, top - 14 * i, lines[half + i])
 
 
 def write_docx(path: Path, passages: Sequence[Passage], *, title: str = "",

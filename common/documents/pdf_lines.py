@@ -33,42 +33,55 @@ class Line:
 
 
 def merge_runs(runs: Sequence[Line]) -> list[Line]:
-    """Text runs on one baseline, close together, as one line (a run ends where the font or the
-    spacing changes); runs a column gap apart stay apart."""
+    """Text runs on one row (their middles within half a line of each other: glyph boxes vary
+    with the letters), close together, as one line; runs a column gap apart stay apart."""
+    rows: list[tuple[float, float, list[Line]]] = []  # (middle, height, runs)
+    for run in sorted(runs, key=lambda r: -(r.y0 + r.y1) / 2):
+        middle = (run.y0 + run.y1) / 2
+        if rows and abs(rows[-1][0] - middle) < 0.5 * min(rows[-1][1], run.height):
+            rows[-1][2].append(run)
+        else:
+            rows.append((middle, run.height, [run]))
     out: list[Line] = []
-    for run in sorted(runs, key=lambda r: (-round(r.y1), r.x0)):
-        if out:
-            last = out[-1]
-            same_row = abs(last.y0 - run.y0) < 0.5 * min(last.height, run.height)
-            if same_row and 0 <= run.x0 - last.x1 < 1.5 * last.height:
-                gap = "" if not last.text or last.text.endswith(" ") or _cjk(last.text[-1]) \
+    for _, _, row in rows:
+        row.sort(key=lambda r: r.x0)
+        line = row[0]
+        for run in row[1:]:
+            if -0.5 * line.height <= run.x0 - line.x1 < 1.5 * line.height:
+                gap = "" if not line.text or line.text.endswith(" ") or _cjk(line.text[-1]) \
                     else " "
-                out[-1] = Line(last.x0, min(last.y0, run.y0), run.x1, max(last.y1, run.y1),
-                               last.text + gap + run.text)
-                continue
-        out.append(run)
+                line = Line(line.x0, min(line.y0, run.y0), max(line.x1, run.x1),
+                            max(line.y1, run.y1), line.text + gap + run.text)
+            else:
+                out.append(line)
+                line = run
+        out.append(line)
     return [Line(r.x0, r.y0, r.x1, r.y1, r.text.strip()) for r in out if r.text.strip()]
 
 
 def reading_order(lines: Sequence[Line], width: float) -> list[Line]:
-    """Top to bottom; where a page has two columns (enough lines wholly left and wholly right of
-    its middle), each run of column lines is read left column first, then right, with lines
-    across the middle (a title, a figure caption) keeping their place between runs."""
+    """Top to bottom; where a page has two columns (enough lines starting right of its middle,
+    and enough ending before where the leftmost of those starts), each run of column lines is
+    read left column first, then right, with lines across both (a title, a caption) keeping
+    their place between runs. A left line may run into the gutter, not into the right column."""
     rows = sorted(lines, key=lambda ln: (-ln.y1, ln.x0))
-    middle = width / 2
-    side = ["L" if ln.x1 <= middle + 2 else "R" if ln.x0 >= middle - 2 else "F" for ln in rows]
-    if min(side.count("L"), side.count("R")) < COLUMN_MIN_LINES:
+    right = [ln for ln in rows if ln.x0 >= width / 2 - 2]
+    if len(right) < COLUMN_MIN_LINES:
+        return rows
+    split = min(ln.x0 for ln in right)
+    side = ["R" if ln.x0 >= split - 1 else "L" if ln.x1 <= split - 1 else "F" for ln in rows]
+    if side.count("L") < COLUMN_MIN_LINES:
         return rows
     out: list[Line] = []
     left: list[Line] = []
-    right: list[Line] = []
+    righ: list[Line] = []
     for ln, s in zip(rows, side, strict=True):
         if s == "F":
-            out += left + right + [ln]
-            left, right = [], []
+            out += left + righ + [ln]
+            left, righ = [], []
         else:
-            (left if s == "L" else right).append(ln)
-    return out + left + right
+            (left if s == "L" else righ).append(ln)
+    return out + left + righ
 
 
 def _key(text: str) -> str:

@@ -54,7 +54,9 @@ def decode_page(data: bytes) -> str:
     return str(best)
 
 
-def read_html(data: bytes) -> Parsed:
+def read_html(data: bytes, *, favor_precision: bool = True) -> Parsed:
+    """The page's main content as sections. `favor_precision` (trafilatura's): on a short page
+    its default mode kept a cookie banner as content (bench/ingest_readers.py)."""
     import logging
 
     import trafilatura
@@ -70,7 +72,7 @@ def read_html(data: bytes) -> Parsed:
     title = html.unescape(title)
     xml = trafilatura.extract(page, output_format="xml", include_tables=True,
                               include_comments=False, with_metadata=False,
-                              favor_precision=True)
+                              favor_precision=favor_precision)
     if not xml:
         raise ReadError("no main text found (an HTML page with no body, or only navigation?)")
     main = etree.fromstring(xml.encode("utf-8")).find("main")

@@ -53,8 +53,8 @@ def words(text: str) -> list[str]:
 
 def test_pdf_pages_hyphenation_headers_and_columns(tmp_path):
     for columns in (1, 2):
-        path = write_pdf(tmp_path / f"r{columns}.pdf", PASSAGES, columns=columns,
-                         hyphenate=True, title="Annual report 2023")
+        path = tmp_path / f"r{columns}.pdf"
+        write_pdf(path, PASSAGES, columns=columns, hyphenate=True, title="Annual report 2023")
         doc = read_file(path, f"reports/r{columns}.pdf")
         assert doc.id == doc.metadata["source"] == f"reports/r{columns}.pdf"
         assert doc.title == "Annual report 2023" and doc.metadata["format"] == "pdf"
@@ -69,8 +69,8 @@ def test_pdf_pages_hyphenation_headers_and_columns(tmp_path):
 
 
 def test_chinese_pdf_and_web_page_lose_no_character(tmp_path):
-    pdf = read_file(write_pdf(tmp_path / "zh.pdf", [("第一章", CHINESE), ("第二章", CHINESE)],
-                              chinese=True), "zh.pdf")
+    write_pdf(tmp_path / "zh.pdf", [("第一章", CHINESE), ("第二章", CHINESE)], chinese=True)
+    pdf = read_file(tmp_path / "zh.pdf", "zh.pdf")
     spans = pdf.metadata[LAYOUT_KEY]["spans"]
     assert [pdf.text[a:b] for a, b, _, _ in spans] == ["第一章\n" + CHINESE, "第二章\n" + CHINESE]
     for charset in ("utf-8", "gb2312"):  # the charset the page declares decodes it
@@ -121,7 +121,8 @@ def test_markdown_front_matter_and_sections(tmp_path):
 
 
 def test_each_bad_file_is_one_line_and_the_rest_is_read(tmp_path):
-    good = write_pdf(tmp_path / "good.pdf", PASSAGES[:1])
+    good = tmp_path / "good.pdf"
+    write_pdf(good, PASSAGES[:1])
     (tmp_path / "sub").mkdir()
     write_markdown(tmp_path / "sub" / "ok.md", PASSAGES[:1])
     (tmp_path / "truncated.pdf").write_bytes(good.read_bytes()[:900])
