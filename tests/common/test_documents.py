@@ -192,3 +192,30 @@ def _image_only_pdf(tmp_path) -> bytes:
     data = (tmp_path / "scan-src.pdf").read_bytes()
     (tmp_path / "scan-src.pdf").unlink()
     return data
+
+
+def test_a_file_that_vanishes_or_changes_while_read_is_one_line(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    path = tmp_path / "n.md"
+    path.write_text("# A\n\ntext\n")
+    real = Path.read_bytes
+
+    def vanishing(self):
+        self.unlink()
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", vanishing)
+    with pytest.raises(ReadError, match="vanished while being read"):
+        read_file(path, "n.md")
+    path.write_text("# A\n\ntext\n")
+
+    def growing(self):
+        data = real(self)
+        with open(self, "a") as fh:
+            fh.write("more text written meanwhile\n")
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", growing)
+    with pytest.raises(ReadError, match="changed while being read"):
+        read_file(path, "n.md")
