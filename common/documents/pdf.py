@@ -22,18 +22,26 @@ def check_pdf_bytes(data: bytes) -> None:
 
 
 def page_lines(page) -> list[Line]:
-    """The page's text runs (PDFium's text rectangles) merged into lines."""
+    """The page's lines: PDFium's text rectangles (a run ends where the font or the spacing
+    changes) merged into lines by position, each line's text then read once from its whole
+    rectangle, so that PDFium spaces it (a run in a fallback font inside a word, "PPARγ", stays
+    one word, and no overlapping run is read twice)."""
     text = page.get_textpage()
     try:
         runs = []
         for i in range(text.count_rects()):
             left, bottom, right, top = text.get_rect(i)
-            # PDFium marks a hyphen it takes for a line-end break as \x02
-            found = text.get_text_bounded(left, bottom, right, top).replace("\x02", "-")
-            runs.append(Line(left, bottom, right, top, found))
+            runs.append(Line(left, bottom, right, top, "x"))
+        lines = []
+        for ln in merge_runs(runs):
+            # PDFium marks a hyphen it takes for a line-end break as \x02 (\ufffe mid-text)
+            found = text.get_text_bounded(ln.x0, ln.y0, ln.x1, ln.y1)
+            found = found.replace("\x02", "-").replace("\ufffe", "-").replace("\r\n", " ")
+            if found.strip():
+                lines.append(Line(ln.x0, ln.y0, ln.x1, ln.y1, found.strip()))
     finally:
         text.close()
-    return merge_runs(runs)
+    return lines
 
 
 def read_pdf(data: bytes) -> Parsed:
