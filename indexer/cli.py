@@ -111,10 +111,13 @@ def cmd_search(args) -> int:
     kw = dict(k=args.k, mode=args.mode, fusion=args.fusion, filter=filt, per_chunk=args.per_chunk,
               **knobs(args.knob))
     if args.query is not None:
+        from common.documents import citation
+
         hits = index.search(args.query, **kw)
         for h in hits:
             text = " ".join(h.text.split())
-            print(f"{h.rank:>3}  {h.score:.4f}  {h.doc_id}  {h.title[:60]!r}  {text[:120]}")
+            where = citation(h.metadata) if "sha256" in h.metadata else h.doc_id  # a file's
+            print(f"{h.rank:>3}  {h.score:.4f}  {where}  {h.title[:60]!r}  {text[:120]}")
         if not hits:  # a valid answer, but an empty screen looks like a failure
             print("no document matches" + (" (a lexical query matches words, not stop words "
                                            "or punctuation)" if args.mode == "lexical" else ""),

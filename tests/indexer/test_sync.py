@@ -193,3 +193,22 @@ def test_kill_9_mid_sync_then_rerun_equals_a_fresh_build(tmp_path, tiny_encoder,
     assert done.out.strip() == "added 0, updated 0, removed 0, unchanged 14", done
     build_index(str(root), fresh, model=tiny_encoder, preset="flat", chunking=CHUNKING)
     same_content(target, fresh, tiny_encoder)
+
+
+def test_cli_sync_summary_failures_and_cited_search(tmp_path, tiny_model_dir, run_cli):
+    root = make_folder(tmp_path / "docs", n=4)
+    (root / "empty.md").write_bytes(b"")
+    out = tmp_path / "idx"
+    flags = ("--model", str(tiny_model_dir), "--chunk-tokens", "64")
+    first = run_cli("indexer", "sync", str(root), str(out), *flags)
+    assert first.code == 0, first
+    assert first.out.strip() == f"added 4, updated 0, removed 0, unchanged 0 (built {out})"
+    assert "failed empty.md: empty file (0 bytes)" in first.err
+    again = run_cli("indexer", "sync", str(root), str(out))
+    assert again.out.strip() == "added 0, updated 0, removed 0, unchanged 4"
+    assert again.err.strip().splitlines()[-1] == "failed empty.md: empty file (0 bytes)"
+    found = run_cli("indexer", "search", str(out), "penguins huddle", "--per-chunk",
+                    "--mode", "lexical")
+    assert found.code == 0 and "f0.pdf, p. " in found.out and "§ " in found.out, found
+    other = run_cli("indexer", "sync", str(root), str(out), "--model", "e5-multilingual")
+    assert other.code == 1 and "was built with" in other.error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cases_indexer_documents import document_cases
 from .cases_indexer_migrate import migrate_cases
 from .cases_indexer_odd import cli_cases
 from .cases_indexer_rebuild import rebuild_cases
@@ -23,7 +24,7 @@ BUILD = [
     b("no flags at all"),
     b("--corpus that does not exist", "--corpus", "{W}/nope.jsonl", "--out", "{W}/o", *M),
     b("--corpus an empty string", "--corpus", "", "--out", "{W}/o", *M),
-    b("--corpus a folder with no .txt/.md", "--corpus", "{W}/txtless", "--out", "{W}/o", *M),
+    b("--corpus a folder with no documents", "--corpus", "{W}/txtless", "--out", "{W}/o", *M),
     b("--corpus with an unknown extension (.xml)", "--corpus", "{W}/notes.xml", "--out",
       "{W}/o", *M),
     b("--corpus an empty .jsonl", "--corpus", "{W}/empty.jsonl", "--out", "{W}/o", *M),
@@ -309,6 +310,8 @@ DEFAULT = [
 REBUILD = rebuild_cases(_case("rebuild"), M)
 
 ODD = cli_cases(_case, M)
-COMMANDS = {"build": BUILD + ODD["build"], "rebuild": REBUILD, "search": SEARCH + ODD["search"],
-            "info": INFO, "add": ADD, "delete": DELETE, "compact": COMPACT, "eval": EVAL,
+DOC_BUILD, SYNC = document_cases(b, _case("sync"))
+COMMANDS = {"build": BUILD + ODD["build"] + DOC_BUILD, "sync": SYNC, "rebuild": REBUILD,
+            "search": SEARCH + ODD["search"], "info": INFO, "add": ADD, "delete": DELETE,
+            "compact": COMPACT, "eval": EVAL,
             "default": DEFAULT, "migrate": migrate_cases(_case("migrate"))}

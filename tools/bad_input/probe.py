@@ -76,7 +76,8 @@ def _first_error(out: str, err: str, code: int | None) -> str:
         if line.startswith("error: ") or ": error: " in line:
             return line
     notes = [x for x in lines if x.lower().startswith(("warning", "not in the index",
-                                                       "replaced:", "skipped ", "no document"))]
+                                                       "replaced:", "skipped ", "no document",
+                                                       "failed "))]
     outs = [x.strip() for x in out.splitlines() if x.strip()]
     if outs and code in (0, 3):
         return " · ".join([outs[-1], *notes])

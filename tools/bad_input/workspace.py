@@ -8,6 +8,8 @@ import shutil
 import uuid
 from pathlib import Path
 
+from .cases_indexer_documents import FILES as DOCUMENT_FILES
+from .cases_indexer_documents import LINKS
 from .cases_indexer_odd import FILES as ODD_FILES
 
 DOCS = [
@@ -139,13 +141,15 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        for rel, content in {**FILES, **BEIR, **ODD_FILES}.items():
+        for rel, content in {**FILES, **BEIR, **ODD_FILES, **DOCUMENT_FILES}.items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
                 path.write_bytes(content)
             else:
                 path.write_text(content, encoding="utf-8")
+        for rel, target in LINKS.items():
+            (root / rel).symlink_to(target)
         (root / "empty").mkdir(exist_ok=True)
         (root / "beir-noqueries").mkdir(exist_ok=True)
 
