@@ -61,7 +61,7 @@ def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> Documen
     try:
         before = path.stat()
         if before.st_size > max_file_mb * 2**20:
-            raise ReadError(f"{before.st_size / 2**20:,.0f} MB, over the {max_file_mb:g} MB "
+            raise ReadError(f"{before.st_size / 2**20:,.1f} MB, over the {max_file_mb:g} MB "
                             "limit for one file (--max-file-mb)")
         data = path.read_bytes()
         after = path.stat()

@@ -28,10 +28,11 @@ BAD = {
     "nul.md": b"text\x00with a NUL byte\n",
     "nobody.html": "<html><head><title>Empty</title></head></html>",
     "other.docx": _zip("content.xml", "<a/>"),
-    "big.txt": "word " * 300_000,  # 1.4 MB: over --max-file-mb 1
 }
 FILES: dict[str, str | bytes] = {**GOOD, **{f"docs/{k}": v for k, v in BAD.items()},
-                                 **{f"onlybad/{k}": v for k, v in BAD.items()}}
+                                 **{f"onlybad/{k}": v for k, v in BAD.items()},
+                                 "docs-big/big.txt": "word " * 300_000,  # 1.4 MB
+                                 "docs-big/small.md": "# Small\n\nA small note.\n"}
 LINKS = {"docs/loop": ".", "docs/dangling.md": "missing.md"}  # (path, target): symlinks
 M = ["--model", "minilm"]
 
@@ -40,12 +41,13 @@ def document_cases(build, sync) -> tuple[list[Case], list[Case]]:
     note = ("each bad file is one line naming it and why (truncated, wrong extension, empty, "
             "binary .md, no body, a zip that is no Word file, symlink loop, broken link); the "
             "two good files are indexed")
+    bad = "a folder of documents: 2 good, 7 bad files and 2 bad links"
     return [
-        build("--corpus a folder of documents, eight of them bad", "--corpus", "{W}/docs",
+        build(f"--corpus {bad}", "--corpus", "{W}/docs",
               "--out", "{W}/docs-idx", *M, expect=0, note=note),
-        build("--corpus a folder of documents with --max-file-mb 1 (one file is 1.4 MB)",
-              "--corpus", "{W}/docs", "--out", "{W}/docs-idx2", "--max-file-mb", "1", *M,
-              expect=0, note="the large file is reported, not read"),
+        build("--max-file-mb 1 on a folder holding a 1.4 MB file", "--corpus", "{W}/docs-big",
+              "--out", "{W}/docs-idx2", "--max-file-mb", "1", *M, expect=0,
+              note="the large file is reported, not read; the other is indexed"),
         build("--corpus a folder whose every file is bad", "--corpus", "{W}/onlybad", "--out",
               "{W}/o", *M),
         build("--include a glob no file matches", "--corpus", "{W}/docs", "--include",
@@ -57,7 +59,7 @@ def document_cases(build, sync) -> tuple[list[Case], list[Case]]:
         sync("a file, not a folder", "{W}/file.txt", "{W}/s-idx", *M),
         sync("into a path below a file", "{W}/docs", "{W}/file.txt/idx", *M),
         sync("a folder whose every file is bad", "{W}/onlybad", "{W}/s-bad", *M),
-        sync("a folder of documents, eight of them bad", "{W}/docs", "{W}/s-idx", *M,
+        sync(bad, "{W}/docs", "{W}/s-idx", *M,
              expect=0, note=note + "; the summary line says what was added"),
         sync("--model other than the index's (e5-multilingual into a minilm index)",
              "{W}/docs", "{W}/idx", "--model", "e5-multilingual"),
