@@ -52,6 +52,7 @@ from .build import BuildProgress, build_index
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .default import default_index
+from .discovery import FoundIndex, find_indexes
 from .disk_full import DiskFullError
 from .documents import Document, Hit, SkippedRow
 from .errors import (
@@ -63,9 +64,8 @@ from .errors import (
     IndexerError,
     QueryError,
 )
-from .fusion import FUSIONS, fuse, rrf
-from .discovery import FoundIndex, find_indexes
 from .folder import FolderIndex
+from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex, open_index
 from .locate import IndexLocation, locate
 from .migrate import MigrationReport, migrate

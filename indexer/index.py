@@ -289,7 +289,7 @@ class SemanticIndex(ABC):
         """Make the writes durable and visible to every reader (a folder index publishes its
         next version; Milvus flushes), and record the counts in the manifest."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a store with nothing to release keeps this
         """Release what the index holds open (connections); reading after it is undefined."""
 
     def __enter__(self) -> SemanticIndex:

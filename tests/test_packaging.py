@@ -44,7 +44,8 @@ def test_the_wheel_holds_every_module_of_the_tree(wheel):
         pytest.skip("not a git checkout: nothing to compare the wheel with")
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = [f for f in tracked("*.py") if f.split("/")[0] in PRODUCT]
-    modules += [f.removeprefix("app/") for f in tracked("app/appkit/*.py") + tracked("app/charts/*.py")]
+    modules += [f.removeprefix("app/") for f in tracked("app/appkit/*.py")
+                + tracked("app/charts/*.py")]
     missing = [m for m in modules if m not in names]
     assert not missing, f"pyproject.toml leaves out {missing[:5]}"
     data = {n.split(".data/data/", 1)[1] for n in names if ".data/data/" in n}

@@ -26,6 +26,6 @@ from .schema import PRESETS, index_type
 from .sink import ChunkSink, worker_sink
 
 __all__ = ["CONNECT_TIMEOUT_S", "POINTER_SUFFIX", "PRESETS", "ChunkSink", "MilvusAddress",
-           "MilvusIndex", "MilvusLocation", "Staging", "connect", "index_type", "is_milvus", "milvus_address",
-           "milvus_target", "open_staging", "parse_address", "publish_milvus", "ray_staging",
-           "work_folder", "worker_sink"]
+           "MilvusIndex", "MilvusLocation", "Staging", "connect", "index_type", "is_milvus",
+           "milvus_address", "milvus_target", "open_staging", "parse_address", "publish_milvus",
+           "ray_staging", "work_folder", "worker_sink"]
