@@ -120,7 +120,7 @@ def test_sync_adds_updates_removes_and_equals_a_fresh_build(tmp_path, tiny_encod
 SYNC_THEN_WAIT = """
 import sys
 from indexer import ChunkingConfig
-from indexer.index_writes import IndexWrites
+from indexer.folder.writes import FolderWrites
 from indexer.milvus.index import MilvusIndex
 from indexer.sync import sync_folder
 folder, target, model, where = sys.argv[1:5]
@@ -134,7 +134,7 @@ def waiting(method):
         return method(self, *args, **kwargs)
     return wrapped
 if where == "upsert":
-    IndexWrites.upsert = waiting(IndexWrites.upsert)
+    FolderWrites.upsert = waiting(FolderWrites.upsert)
     MilvusIndex.upsert = waiting(MilvusIndex.upsert)
 else:  # Milvus, between a document's chunk rows and its document rows
     MilvusIndex._insert = waiting(MilvusIndex._insert)
