@@ -111,6 +111,9 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     report = SyncReport()
     walked = folder_files(root, include, exclude)
     report.failed.extend(walked.failures)
+    if any(rel == "." for rel, _ in walked.failures):
+        raise IndexerError(f"cannot read the folder {root}: {walked.failures[0][1]}; nothing "
+                           "changed")
     whole = {d.id: d for d in index.all_documents()}
     # documents read from files (a row added by hand, with no sha256, is left alone)
     held = {i: d for i, d in whole.items() if "sha256" in d.metadata and "source" in d.metadata}
@@ -141,8 +144,13 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
                     changed.append(doc)
         if progress is not None:
             progress(BuildProgress("read", n, total))
-    failed = {rel for rel, _ in report.failed}
-    report.removed = sorted(i for i in held if i not in on_disk and i not in failed)
+    failed = {rel for rel, _ in report.failed}  # a file, or a folder that could not be read
+
+    def kept(doc_id: str) -> bool:  # what could not be read keeps the version the index holds
+        return doc_id in on_disk or any(doc_id == f or doc_id.startswith(f + "/")
+                                        for f in failed)
+
+    report.removed = sorted(i for i in held if not kept(i))
     gone = sorted(set(report.removed) | stray)
     if gone:
         index.delete(gone)

@@ -54,13 +54,17 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
 def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport) -> CorpusReport:
     """A folder of documents (or one document file): one `Document` a file (id: its path
     relative to the folder), each file that gives none reported as a skipped row (line 0)."""
-    from ..documents import read_folder
+    from ..documents import ReadError, read_file, read_folder
 
     if path.is_dir():
         docs, failures = read_folder(path, opts.include, opts.exclude,
                                      max_file_mb=opts.max_file_mb)
     else:
-        docs, failures = read_folder(path.parent, [path.name], max_file_mb=opts.max_file_mb)
+        docs, failures = [], []
+        try:
+            docs.append(read_file(path, path.name, opts.max_file_mb))
+        except ReadError as exc:
+            failures.append((path.name, str(exc)))
     report.rows = len(docs) + len(failures)
     for rel, reason in failures:
         report.skip(opts, rel, 0, reason)

@@ -212,3 +212,31 @@ def test_cli_sync_summary_failures_and_cited_search(tmp_path, tiny_model_dir, ru
     assert found.code == 0 and "f0.pdf, p. " in found.out and "§ " in found.out, found
     other = run_cli("indexer", "sync", str(root), str(out), "--model", "e5-multilingual")
     assert other.code == 1 and "was built with" in other.error
+
+
+def test_an_unreadable_subfolder_keeps_its_documents(tmp_path, tiny_encoder, monkeypatch):
+    import common.documents.folder as folder
+
+    root = make_folder(tmp_path / "docs", n=4)
+    out = tmp_path / "idx"
+    sync_folder(root, out, model=tiny_encoder, chunking=CHUNKING)
+    real = folder.os.scandir
+
+    def refusing(path):
+        if str(path).endswith("/sub"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(folder.os, "scandir", refusing)
+    report = sync_folder(root, out, model=tiny_encoder)
+    assert report.summary() == "added 0, updated 0, removed 0, unchanged 2"
+    assert report.failed[0][0] == "sub" and "check its permissions" in report.failed[0][1]
+    assert len(SemanticIndex.open(out, encoder=tiny_encoder)) == 4
+    def refusing_the_root(path):
+        if str(path) == str(root):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(folder.os, "scandir", refusing_the_root)
+    with pytest.raises(ValueError, match="cannot read the folder"):
+        sync_folder(root, out, model=tiny_encoder)
