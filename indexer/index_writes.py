@@ -35,7 +35,7 @@ class IndexWrites:
         """Copy-on-write: the first change copies the published store into a private file."""
         if self._work is None:
             self._work = WorkingCopy(self.folder, self._version.conn, self._version.vectors,
-                                     self.spec, self.manifest["dim"])
+                                     self.spec, self.manifest["dim"], self.field_types())
             self._values.clear()  # values kept from the published version no longer hold
         self._changed()
         return self._work
@@ -49,9 +49,7 @@ class IndexWrites:
             progress: Callable[[int, int], None] | None = None) -> int:
         """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added.
         `progress(chunks embedded, chunks in all)` is called every few batches."""
-        docs = check_documents(documents, batch_size)
-        if len({d.id for d in docs}) != len(docs):
-            raise ValueError("duplicate ids among the documents to add")
+        docs = check_documents(documents, batch_size, self._kinds())
         taken = db.existing_ids(self.conn, [d.id for d in docs])
         if taken:
             raise ValueError(f"{len(taken)} document ids already exist (e.g. {taken[0]!r}): "
@@ -61,9 +59,14 @@ class IndexWrites:
     @writes_index("adding documents")
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
                progress: Callable[[int, int], None] | None = None) -> int:
-        """Add documents, replacing any with the same id (the last of duplicates wins)."""
-        docs = list({d.id: d for d in check_documents(documents, batch_size)}.values())
+        """Add documents, replacing any with the same id (an id twice among them is refused)."""
+        docs = check_documents(documents, batch_size, self._kinds())
         return self._insert("upsert", docs, batch_size, progress)
+
+    def _kinds(self) -> dict[str, str]:
+        """The metadata field kinds a write must keep (the working copy's, kept as it changes:
+        reading them afresh would scan every document's metadata)."""
+        return self._work.fields if self._work else self.field_types()
 
     def _insert(self, how: str, docs: list[Document], batch_size: int, progress) -> int:
         """Chunk and encode `docs` (before any change), then `add` or `upsert` them."""

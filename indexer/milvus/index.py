@@ -31,7 +31,13 @@ from ..index_encoder import check_fits, check_open_args, index_backend, load_ind
 from ..presets import Spec
 from ..stats import IndexStats, stats_of
 from ..store import now
-from ..validation import check_doc_id, check_doc_ids, check_documents, check_positive_int
+from ..validation import (
+    check_doc_id,
+    check_doc_ids,
+    check_documents,
+    check_field_kinds,
+    check_positive_int,
+)
 from .address import MilvusAddress, parse_address
 from .connect import connect, write_lock
 from .expr import quote
@@ -243,15 +249,13 @@ class MilvusIndex:
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
             progress: Callable[[int, int], None] | None = None) -> int:
         """Add new documents (ids must be new: `upsert` replaces). Returns chunks added."""
-        docs = check_documents(documents, batch_size)
-        if len({d.id for d in docs}) != len(docs):
-            raise ValueError("duplicate ids among the documents to add")
+        docs = check_documents(documents, batch_size, self.field_types())
         return self._write(docs, batch_size, progress, replace=False)
 
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
                progress: Callable[[int, int], None] | None = None) -> int:
-        """Add documents, replacing any with the same id (the last of duplicates wins)."""
-        docs = list({d.id: d for d in check_documents(documents, batch_size)}.values())
+        """Add documents, replacing any with the same id (an id twice among them is refused)."""
+        docs = check_documents(documents, batch_size, self.field_types())
         return self._write(docs, batch_size, progress, replace=True)
 
     def _write(self, docs: list[Document], batch_size: int, progress, *, replace: bool) -> int:
@@ -264,12 +268,13 @@ class MilvusIndex:
                                  progress and (lambda n: progress(n, len(chunks))))
         with write_lock(self.address):
             ids = [d.id for d in docs]
+            manifest = read_manifest(self.client, self.address)
+            check_field_kinds(docs, manifest["metadata_fields"])  # another writer's may differ
             if replace:
                 self._remove(ids)
             else:
                 self._refuse_taken(ids)
-            manifest = with_metadata(read_manifest(self.client, self.address),
-                                     [d.metadata for d in docs])
+            manifest = with_metadata(manifest, [d.metadata for d in docs])
             write_manifest(self.client, self.address.collection, manifest)  # types first
             self._manifest = manifest
             self._insert(self.address.collection, chunk_rows(docs, chunks, vectors))
