@@ -40,7 +40,7 @@ from .migrate_sides import Batch, FolderSide, MilvusSide, open_side
 from .milvus import connect, is_milvus, parse_address
 from .milvus.connect import write_lock
 from .milvus.manifest import new_manifest, with_metadata, write_manifest
-from .milvus.rows import APOSTROPHES, chunk_id, document_rows
+from .milvus.rows import APOSTROPHES, chunk_id, document_rows, unfit
 from .milvus.schema import INDEX_TYPES, create_collections, documents_collection, index_type
 from .presets import create, spec_for, train_and_add
 from .shards import shards_folder
@@ -101,6 +101,7 @@ def _batches(ids: list[str], size: int) -> list[list[str]]:
 
 def _into_milvus(source: FolderSide, ids, dst, batch_docs, sample, preset, progress):
     address = parse_address(str(dst))
+    _check_fits(source, ids, address)
     client = connect(address, create=True)
     staging = address.collection + STAGING
     m = source.manifest
@@ -151,6 +152,23 @@ def _into_milvus(source: FolderSide, ids, dst, batch_docs, sample, preset, progr
             client.load_collection(new)  # searchable at once, by indexes opened before too
     return MigrationReport(source.name, str(address), len(ids), manifest["counts"]["chunks"],
                            len(done), verified, 0.0)
+
+
+def _check_fits(source: FolderSide, ids: list[str], address) -> None:
+    """Every document of `source` fits Milvus's fields (id, title, chunk texts and tokens within
+    its VARCHAR limits, metadata integers within 64 bits): checked before anything is written,
+    so that a copy never fails half-way on a document it could never hold."""
+    for part in _batches(ids, 1000):
+        docs = db.documents(source.index.conn, part)
+        spans: dict[str, list] = {}
+        for _, doc_id, _, start, end, lex in db.chunks_of(source.index.conn, part):
+            spans.setdefault(doc_id, []).append((start, end, lex.translate(APOSTROPHES)))
+        for doc_id in part:
+            problem = unfit(docs[doc_id], spans.get(doc_id, []))
+            if problem:
+                raise MigrationError(f"{problem}: {source.name} cannot be copied into {address} "
+                                     "as it is, and nothing was written; shorten or delete that "
+                                     "document in the folder index, then migrate again")
 
 
 def _chunk_rows(b: Batch) -> list[dict]:
