@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from indexer import CorpusError, SemanticIndex, build_index, read_corpus
+from indexer import CorpusError, QueryError, SemanticIndex, build_index, read_corpus
 
 
 def _refused(index, write, docs, *said):
@@ -52,6 +52,8 @@ def _poisoned_writes(index):
                                                                       "group": "c",
                                                                       "n": 2**63 - 1}}]) >= 1
     assert index.field_types()["topic"] == "float"  # int and float are both numbers
+    with pytest.raises(QueryError, match="a query holds a lone surrogate"):
+        index.search(["cats", "\ud800 dogs"])
     hits = index.search("cats", k=50, filter={"topic": {"gte": 2, "lt": 3}})
     assert hits and {h.metadata["topic"] for h in hits} <= {2, 2.5}
 
