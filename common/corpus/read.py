@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..paths import check_path
 from ..metadata import kind_problem, value_problem
+from ..paths import check_path
 from ..text import has_visible_text, lone_surrogate, surrogate_note
 from .options import FORMATS, CorpusOptions
 from .records import Document

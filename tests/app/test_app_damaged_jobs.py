@@ -15,7 +15,6 @@ from training_flow import training_folders
 from common.jobs import JobRunner, JobSpec, JobState
 from common.jobs.records import JobStatus, write_spec
 
-
 APP = Path(__file__).resolve().parents[2] / "app"
 
 
