@@ -46,25 +46,25 @@ def check_doc_ids(doc_ids: Any, what: str = "doc_ids") -> list[str]:
     return [check_doc_id(d, f"{what}[{i}]") for i, d in enumerate(doc_ids)]
 
 
-def check_metadata(metadata: Any, where: str = "metadata") -> dict[str, Any]:
+def check_metadata(metadata: Any, where: str = "metadata", who: str = "") -> dict[str, Any]:
     """A dict of str keys to JSON values (integers within 64 bits: `common.metadata`). Filters
     and pick lists use the str / int / float / bool ones; lists and dicts are kept and shown,
-    never matched."""
+    never matched. `who` starts the messages ("document 'a': ")."""
     if metadata is None:
         return {}
     if not isinstance(metadata, dict):
-        raise TypeError(f"{where} must be a dict of field -> value, got {_kind(metadata)}")
+        raise TypeError(f"{who}{where} must be a dict of field -> value, got {_kind(metadata)}")
     for key, value in metadata.items():
         if not isinstance(key, str) or not key:
-            raise TypeError(f"{where} keys must be non-empty strings, got {key!r}")
+            raise TypeError(f"{who}{where} keys must be non-empty strings, got {key!r}")
         if (at := lone_surrogate(key)) is not None:
-            raise ValueError(f"{where} key {key!r} {surrogate_note(key, at)}")
+            raise ValueError(f"{who}{where} key {key!r} {surrogate_note(key, at)}")
         problem = type_problem(value)
         if problem:
-            raise TypeError(f"{where}[{key!r}] is {_shown(value)}: {problem}")
+            raise TypeError(f"{who}{where}[{key!r}] is {_shown(value)}: {problem}")
         problem = range_problem(value)
         if problem:
-            raise ValueError(f"{where}[{key!r}] is {_shown(value)}: {problem}")
+            raise ValueError(f"{who}{where}[{key!r}] is {_shown(value)}: {problem}")
     return dict(metadata)
 
 
@@ -75,7 +75,7 @@ def _shown(value: Any) -> str:
 
 def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[str, Any]]:
     """(id, text, title, metadata) of a document dict, each checked; errors after the id name
-    it too."""
+    it first ("document 'a': documents[3]['text'] is empty")."""
     unknown = [k for k in item if k not in DOCUMENT_KEYS]
     if unknown:
         raise ValueError(f"{where} has unknown keys {', '.join(map(repr, unknown))}: a document "
@@ -85,23 +85,24 @@ def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[s
         raise ValueError(f"{where} has no {' or '.join(map(repr, missing))} key: a document "
                          "needs 'id' and 'text'")
     doc_id = check_doc_id(item["id"], f"{where}['id']")
-    where = f"{where} (id {doc_id[:80]!r})"
+    who = f"document {doc_id[:80]!r}: "
     text = item["text"]
     if not isinstance(text, str):
-        raise TypeError(f"{where}['text'] must be a string, got {_shown(text)} ({_kind(text)})")
+        raise TypeError(f"{who}{where}['text'] must be a string, got {_shown(text)} "
+                        f"({_kind(text)})")
     if not text.strip():
-        raise ValueError(f"{where}['text'] is empty: a document needs some text")
+        raise ValueError(f"{who}{where}['text'] is empty: a document needs some text")
     if not has_visible_text(text):
-        raise ValueError(f"{where}['text'] is empty: it holds {INVISIBLE_NOTE}; a document "
+        raise ValueError(f"{who}{where}['text'] is empty: it holds {INVISIBLE_NOTE}; a document "
                          "needs some text")
     title = item.get("title")
     if title is not None and not isinstance(title, str):
-        raise TypeError(f"{where}['title'] must be a string or None, got {_kind(title)}")
+        raise TypeError(f"{who}{where}['title'] must be a string or None, got {_kind(title)}")
     for name, value in (("text", text), ("title", title or "")):
         if (at := lone_surrogate(value)) is not None:
-            raise ValueError(f"{where}[{name!r}] {surrogate_note(value, at)}")
+            raise ValueError(f"{who}{where}[{name!r}] {surrogate_note(value, at)}")
     return doc_id, text, title or "", check_metadata(item.get("metadata"),
-                                                     f"{where}['metadata']")
+                                                     f"{where}['metadata']", who)
 
 
 def coerce_document(item: Any, where: str = "document") -> Document:
@@ -137,7 +138,7 @@ def check_documents(documents: Any, batch_size: int,
     first: dict[str, int] = {}
     for i, doc in enumerate(docs):
         if len(doc.text) > MAX_TEXT_CHARS:
-            raise ValueError(f"documents[{i}] (id {doc.id[:80]!r})['text'] is "
+            raise ValueError(f"document {doc.id[:80]!r}: documents[{i}]['text'] is "
                              f"{len(doc.text):,} characters; a document written to an index "
                              f"holds at most {MAX_TEXT_CHARS:,}: split it into several "
                              "documents (a build reads longer ones)")
