@@ -152,7 +152,7 @@ def settings_form(defaults: dict[str, Any], *, key: str) -> dict[str, Any]:
 
 def run_folder(config: AppConfig, suggested: str) -> Path:
     """The run's folder under the runs root, named by the user (a new name)."""
-    base = re.sub(r"[^A-Za-z0-9_-]", "-", suggested).strip("-") or "run"
+    base = re.sub(r"[^A-Za-z0-9_-]", "-", suggested)[:56].strip("-") or "run"  # 64 with -N
     name, n = base, 2
     while (config.runs_root / name).exists():
         name, n = f"{base}-{n}", n + 1
