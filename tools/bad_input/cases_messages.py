@@ -247,11 +247,30 @@ APP = [
     _page("an upload with a 300-character name", _upload("p" * 300 + ".jsonl", LINES.encode()),
           expect="accepted", note="kept under its first 120 characters (it was a raw 'File "
                                   "name too long')"),
+    _page("Start with a jobs folder that cannot be written",
+          lambda at, ws: _start_read_only(at, ws),
+          note="the JobError's sentence (a raw OSError)"),
     _page("damaged job records beside a healthy one", lambda at, ws: None,
           home=lambda root: _jobs_home(root), note="the newest fit job shows as failed, naming "
                                                    "its damaged record; the page draws (it "
                                                    "showed only an exception)"),
 ]
+
+
+def _start_read_only(at, ws):
+    """Upload a good file, then press Start while the jobs folder is mounted read-only."""
+    from .small_disk import NoSmallDisk, read_only
+
+    _upload("good.jsonl", LINES.encode())(at, ws)
+    jobs = ws.root / "home-training" / "jobs"
+    jobs.mkdir(parents=True, exist_ok=True)
+    try:
+        with read_only(jobs):
+            at.button(key="train-start").click().run()
+    except NoSmallDisk as exc:
+        return Outcome("not tried", f"cannot make a folder read-only here: {exc}",
+                       traceback=True)
+    return None
 
 
 def _jobs_home(root: Path) -> Path:

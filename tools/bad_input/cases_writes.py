@@ -296,7 +296,7 @@ def service_cases() -> list[Case]:
 
 
 def _service_news(ws) -> Path:
-    from .cases_service import _client
+    from .cases_service import request
 
-    _client(ws)  # makes W/service/news
+    request("GET", "/health")(ws)  # the probe's client, made once, copies W/idx there
     return ws.root / "service" / "news"
