@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .errors import ApiError
+from .openapi import BODY, LIMITED, errors
 from .schemas import DeleteRequest, DocumentsRequest
 from .shared import check_count, check_given, service_of
 
@@ -32,7 +33,8 @@ def authorized(request: Request,
                        headers={"WWW-Authenticate": "Bearer"})
 
 
-router = APIRouter(dependencies=[Depends(authorized)], tags=["documents"])
+router = APIRouter(dependencies=[Depends(authorized)], tags=["documents"],
+                   responses=errors(*BODY, *LIMITED, 400, 401, 403, 404, 409, 503, 507))
 
 
 @router.post("/v1/indexes/{name}/documents")
