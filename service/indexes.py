@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +93,17 @@ class Indexes:
         folder = self.folder(name)
         manifest, _ = read_manifest(folder)
         return SemanticIndex.open(folder, encoder=self.encoders.for_index(manifest, folder))
+
+    @contextmanager
+    def writing(self, name: str) -> Iterator[SemanticIndex]:
+        """`fresh(name)` for one write: a write that fails (a full disk, a conflict, a bad
+        document) drops its changes and the staging folder holding them."""
+        index = self.fresh(name)
+        try:
+            yield index
+        except BaseException:
+            index.discard()
+            raise
 
     def models(self) -> dict[str, list[str]]:
         """Model name → the indexes that use it, then the bundled models (usable by name)."""

@@ -46,8 +46,7 @@ def add_documents(name: str, body: DocumentsRequest, request: Request) -> dict:
     check_count(len(body.documents), svc.config.limits.max_documents, "documents",
                 "max_documents")
     docs = [d.model_dump() for d in body.documents]  # the library checks each as its own
-    with svc.indexes.write_lock(name):
-        index = svc.indexes.fresh(name)
+    with svc.indexes.write_lock(name), svc.indexes.writing(name) as index:
         if not body.replace:
             ids = [d["id"] for d in docs]
             missing = set(index.missing(ids))
@@ -67,8 +66,7 @@ def delete_documents(name: str, body: DeleteRequest, request: Request) -> dict:
     svc = service_of(request)
     check_count(len(body.ids), svc.config.limits.max_documents, "ids", "max_documents")
     check_given(body.ids, "ids", fix="give the id of each document to delete")
-    with svc.indexes.write_lock(name):
-        index = svc.indexes.fresh(name)
+    with svc.indexes.write_lock(name), svc.indexes.writing(name) as index:
         missing = index.missing(body.ids)
         deleted = index.delete(body.ids)
         index.save()
