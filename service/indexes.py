@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer import SemanticIndex
+from indexer import DiskFullError, SemanticIndex
+from indexer.disk_full import free_space
 from indexer.store import MANIFEST, read_manifest
 
 from .encoders import Encoders
@@ -101,6 +102,12 @@ class Indexes:
         index = self.fresh(name)
         try:
             yield index
+        except DiskFullError as exc:
+            index.discard()
+            raise ApiError(507, f"the disk holding index {name!r} is full "
+                                f"({free_space(index.folder)}): nothing of this write was kept "
+                                "and the index serves its last version; free some space and "
+                                "send the write again") from exc
         except BaseException:
             index.discard()
             raise

@@ -38,7 +38,7 @@ def test_a_full_disk_answers_507_and_leaves_no_staging_folder(disk, _tiny_built)
         full = api.post("/v1/indexes/tiny/documents", json=more)
         assert full.status_code == 507, full.text
         message = full.json()["error"]["message"]
-        assert "is full" in message and "nothing was lost" in message
+        assert "'tiny' is full" in message and "nothing of this write was kept" in message
         assert not list((disk / "root" / "tiny").glob(".staging-*"))
     assert api.post("/v1/indexes/tiny/search", json=search).json()["hits"] == before
     filler.unlink()
