@@ -65,7 +65,7 @@ def _validation_message(exc: RequestValidationError) -> str:
             return f"the body is not valid JSON (at character {at}: {why}); send a JSON object"
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
         message = err.get("msg", "invalid")
-        if err.get("type") in ("unicode", "token_ids", "nested_list"):  # ours: say it whole
+        if err.get("type") in ("unfit_body", "token_ids", "nested_list"):  # ours: say it whole
             return message
         parts.append(f"{where}: {message}" if where else f"body: {message}")
     return "invalid request: " + "; ".join(parts)

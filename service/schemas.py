@@ -2,8 +2,8 @@
 `Limits` set at start-up are checked by the routes, so their errors name the limit; the schema
 states them too (service/openapi.py writes the configured values in).
 
-Every body is strict (`k: true` is not k=1, `"5"` is not 5) and holds only valid Unicode: a lone
-surrogate (JSON `"\\ud800"`) anywhere is refused, naming where it is."""
+Every body is strict (`k: true` is not k=1, `"5"` is not 5), holds only valid Unicode (a lone
+surrogate, JSON `"\\ud800"`, is refused naming where it is) and nests at most MAX_DEPTH levels."""
 
 from __future__ import annotations
 
@@ -29,44 +29,57 @@ def _whole(value):
 Int = Annotated[int, BeforeValidator(_whole)]
 
 
-def unicode_problem(value: Any, where: str = "") -> str | None:
-    """The first string (or key) in `value` that is not valid Unicode, said with its place
-    (`documents[0].text`) and the character; None when every string is valid."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            ch = value[exc.start]
-            return (f"{where or 'the body'} holds a lone surrogate ({ascii(ch)[1:-1]} at "
-                    f"character {exc.start}): not valid Unicode; send UTF-8 text (a JSON "
-                    "\\ud800-\\udbff escape must be followed by its \\udc00-\\udfff pair)")
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            place = f"{where}.{key}" if where else str(key)
-            found = unicode_problem(key, f"a key of {where or 'the body'}") or \
-                unicode_problem(item, place)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found = unicode_problem(item, f"{where}[{i}]")
-            if found:
-                return found
+MAX_DEPTH = 32  # arrays and objects in a body: no field of the API needs more than a few
+
+
+def body_problem(body: Any) -> str | None:
+    """What makes `body` unfit to keep or answer with, said with its place (`documents[0].text`):
+    a string (or key) that is not valid Unicode, or nesting past MAX_DEPTH (stored metadata is
+    sent back in every hit, and orjson writes at most 254 levels: a deeper value would break
+    each later search that finds its document). None when it is fine. Iterative: a body nested
+    as deep as the JSON reader allows does not exhaust Python's stack here."""
+    stack = [(body, "", 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, str):
+            at = _surrogate_at(value)
+            if at is not None:
+                return (f"{where or 'the body'} holds a lone surrogate ({ascii(value[at])[1:-1]}"
+                        f" at character {at}): not valid Unicode; send UTF-8 text (a JSON "
+                        "\\ud800-\\udbff escape must be followed by its \\udc00-\\udfff pair)")
+        elif isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                return (f"{where} nests arrays or objects more than {MAX_DEPTH} levels deep; "
+                        "no field of the API needs more: send a flatter value")
+            if isinstance(value, dict):
+                items = [(item, f"{where}.{key}" if where else str(key)) for key, item in
+                         value.items()]
+                stack += [(key, f"a key of {where or 'the body'}", depth) for key in value]
+            else:
+                items = [(item, f"{where}[{i}]") for i, item in enumerate(value)]
+            stack += [(item, place, depth + 1) for item, place in reversed(items)]
+    return None
+
+
+def _surrogate_at(text: str) -> int | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
     return None
 
 
 class Body(BaseModel):
-    """A request body: strict types, valid Unicode, a misspelt field an error."""
+    """A request body: strict types, valid Unicode, not too deep, a misspelt field an error."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _valid_unicode(cls, value):
-        found = unicode_problem(value)
+    def _fit(cls, value):
+        found = body_problem(value)
         if found:
-            raise PydanticCustomError("unicode", found)
+            raise PydanticCustomError("unfit_body", found)
         return value
 
 

@@ -4,6 +4,8 @@ limits, 422 for k and query length and the library's own checks; never HTML, nev
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from conftest import KEY
@@ -139,6 +141,11 @@ def test_bodies_that_are_not_json_say_why(api):
     assert "not valid UTF-8" in message and "byte 14" in message
     deep = b'{"query": "cat", "filters": {"kind": ' + b"[" * 5000 + b"]" * 5000 + b"}}"
     assert "nests" in error_of(api.post(search, content=deep, headers=json_headers), 422)
+    deep_metadata = {"documents": [{"id": "deep", "text": "a deep one",
+                                    "metadata": {"tree": json.loads("[" * 300 + "]" * 300)}}]}
+    message = error_of(api.post("/v1/indexes/writable/documents", json=deep_metadata,
+                                headers={"Authorization": f"Bearer {KEY}"}), 422)
+    assert message.startswith("documents[0].metadata.tree[0]") and "32 levels" in message
     lists = {"model": "tiny-bert", "input": [["a", "b"]]}
     message = error_of(api.post("/v1/embeddings", json=lists), 422)
     assert "input[0] is a list" in message and "token ids" not in message

@@ -4,6 +4,7 @@ short timeouts, sent raw bytes), and a write onto a real full disk (a small tmpf
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import threading
@@ -123,6 +124,10 @@ def cases(make: Callable, request: Callable) -> list:
             ("arrays nested 5,000 deep", request("POST", S, raw=b'{"query": "a", "filters": '
                                                      b'{"x": ' + b"[" * 5000 + b"]" * 5000 +
                                                      b"}}"), 422, "nests"),
+            ("metadata nested 300 deep (every search finding it would fail)",
+             request("POST", D, {"documents": [{"id": "deep", "text": "x", "metadata": {
+                 "tree": json.loads("[" * 300 + "]" * 300)}}]}), 422, "metadata.tree",
+             "32 levels"),
             ("a negative Content-Length", raw((search + "content-length: -5\r\n\r\n").encode()),
              400, "Content-Length"),
             ("a list of string lists as embedding input", request("POST", E, {
