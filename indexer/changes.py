@@ -29,8 +29,12 @@ class WorkingCopy:
     def __init__(self, folder: Path, source: sqlite3.Connection, vectors: faiss.Index,
                  spec: Spec, dim: int, fields: dict[str, str]) -> None:
         self.staging = Staging(folder)
-        self._conn: sqlite3.Connection | None = db.open_writable(self.staging.file("sqlite"),
-                                                                 source=source)
+        try:
+            self._conn: sqlite3.Connection | None = db.open_writable(
+                self.staging.file("sqlite"), source=source)
+        except BaseException:  # a full disk mid-copy, say: no half-made staging folder stays
+            self.staging.discard()
+            raise
         self.vectors = vectors  # the loaded version's index, changed in place from now on
         self.spec = spec
         self.dim = dim

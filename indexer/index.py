@@ -287,6 +287,10 @@ class SemanticIndex(ABC):
     def compact(self) -> int:
         """Drop deleted rows the store still holds; returns how many."""
 
+    def discard(self) -> None:  # noqa: B027 - a store whose writes are live has none to drop
+        """Drop the changes not saved yet, and what holds them (a writer giving up after a
+        failed write). Milvus's writes are live when made: nothing to drop there."""
+
     @abstractmethod
     def save(self) -> None:
         """Make the writes durable and visible to every reader (a folder index publishes its

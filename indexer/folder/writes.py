@@ -85,6 +85,15 @@ class FolderWrites:
             return 0
         return self._writable().compact()
 
+    def discard(self) -> None:
+        """Drop the unsaved changes, and the private staging folder that holds them (a writer
+        that gives up after a failed write, a full disk say, leaves nothing behind)."""
+        if self._work is not None:
+            self._work.discard()
+            self._work = None
+            self._values.clear()
+            self._changed()
+
     @writes_index("saving")
     def save(self) -> None:
         """Publish the changes as the next version (atomic: readers see old or new, whole).
