@@ -31,16 +31,16 @@ def busy(n: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
 
 
-def corpus_file(folder: Path) -> tuple[Path, int]:
+def corpus_file(tmp: Path) -> tuple[Path, int]:
+    """SciFact's corpus as the JSONL `indexer build` reads, in the scratch folder `tmp`."""
     rows = [json.loads(line) for line in
             (data_dir() / "scifact" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
             if line.strip()]
-    path = folder / "scifact.jsonl"
-    path.write_text("".join(json.dumps({"id": r["_id"], "title": r.get("title", ""),
-                                        "text": r["text"] or r.get("title", "")},
-                                       ensure_ascii=False) + "\n" for r in rows),
-                    encoding="utf-8")
-    return path, len(rows)
+    lines = [json.dumps({"id": r["_id"], "title": r.get("title", ""),
+                         "text": r["text"] or r.get("title", "")}, ensure_ascii=False) + "\n"
+             for r in rows]
+    (tmp / "scifact.jsonl").write_text("".join(lines), encoding="utf-8")
+    return tmp / "scifact.jsonl", len(rows)
 
 
 def main() -> int:
@@ -51,12 +51,12 @@ def main() -> int:
     p.add_argument("--out", default=RESULTS)
     p.add_argument("--name", default="milvus-long-build")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="milvus-long-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="milvus-long-") as work:
+        tmp = Path(work)
         corpus, n = corpus_file(tmp)
         if args.limit:
             lines = corpus.read_text(encoding="utf-8").splitlines(keepends=True)[:args.limit]
-            corpus.write_text("".join(lines), encoding="utf-8")
+            (tmp / "scifact.jsonl").write_text("".join(lines), encoding="utf-8")
             n = len(lines)
         db = tmp / "scifact.db"
         load_before = os.getloadavg()

@@ -28,6 +28,7 @@ _PUBLIC = {
     "registry": ("BUNDLED", "BundledModel", "bundled_names"),
     "sense_contexts": ("SENSE_CONTEXTS", "SenseContexts"),
     "senses": ("SenseSeparation", "measure_senses", "sense_separation", "split_labelled"),
+    "tokens": ("Token", "Tokenized", "tokenize"),
     "trajectory": ("WordTrajectory", "anisotropy", "pca_2d"),
     "validation": ("check_text", "check_texts"),
     "words": ("WordGroup",),

@@ -28,6 +28,7 @@ from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, sh
 from .validation import (
     check_build_args,
     check_document_list,
+    check_field_kinds,
     check_positive_int,
     coerce_document,
 )
@@ -209,4 +210,5 @@ def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
             del docs[doc.id]
         docs[doc.id] = doc
     report.documents, report.rows = list(docs.values()), len(corpus)
+    check_field_kinds(report.documents, {})  # a field holds one kind from the start
     return report, "<documents>"

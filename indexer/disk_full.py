@@ -1,7 +1,8 @@
 """A full disk, said as such. SQLite says "database or disk is full", FAISS "76800 requested and
-76768 written", Python `[Errno 28]`: each becomes one `DiskFullError` naming the folder, the free
-space left and what was kept. The store's writes are atomic, so a failed write loses nothing:
-the published index stays as it was."""
+76768 written" or "'ret == (size * 4)' failed ... (No space left on device)", Python
+`[Errno 28]`: each becomes one `DiskFullError` naming the folder, the free space left and what
+was kept. The store's writes are atomic, so a failed write loses nothing: the published index
+stays as it was."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ from typing import TypeVar
 from .errors import IndexerError
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
-_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")  # FAISS's writer on a full disk
+# FAISS's writers on a full disk: "76800 requested and 76768 written", or an assertion
+# "'ret == (size * 4)' failed: write error in ...: 0 != 76800 (No space left on device)"
+_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written|No space left on device|"
+                          r"Disk quota exceeded")
 
 
 class DiskFullError(IndexerError):

@@ -146,9 +146,10 @@ class SemanticIndex(ABC):
             yield from (found[i] for i in part if i in found)
 
     @abstractmethod
-    def stored(self, doc_ids: Sequence[str]) -> StoredBatch:
-        """The documents `doc_ids` with their chunk rows (spans, BM25 tokens) and vectors,
-        exactly as stored: what a migration copies and a re-index keeps the chunking of."""
+    def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
+        """The documents `doc_ids` (those present, in the order given) with their chunk rows
+        (spans, BM25 tokens) and vectors, exactly as stored: what a migration copies and a
+        re-index keeps the chunking of. `vectors=False` leaves the vectors out ((chunks, 0))."""
 
     # -- search --------------------------------------------------------------------------------
     def search(
@@ -255,15 +256,17 @@ class SemanticIndex(ABC):
 
     def _checked(self, documents: Sequence[Document | dict], batch_size: int, *,
                  replace: bool) -> list[Document]:
-        """The documents of an `add` (ids must be new and distinct) or an `upsert` (the last
-        of duplicate ids wins), checked as every store checks them."""
-        docs = check_documents(documents, batch_size)
-        if replace:
-            return list({d.id: d for d in docs}.values())
-        if len({d.id for d in docs}) != len(docs):
-            raise ValueError("duplicate ids among the documents to add")
-        self._refuse_taken([d.id for d in docs])
+        """The documents of an `add` (ids must be new) or an `upsert`, checked as every store
+        checks them (`indexer.validation.check_documents`: no id twice, texts within the limit,
+        metadata of the kinds the index's fields hold)."""
+        docs = check_documents(documents, batch_size, self._write_kinds())
+        if not replace:
+            self._refuse_taken([d.id for d in docs])
         return docs
+
+    def _write_kinds(self) -> dict[str, str]:
+        """The metadata field kinds a write must keep."""
+        return self.field_types()
 
     def _refuse_taken(self, ids: list[str]) -> None:
         absent = set(self.missing(ids))
@@ -283,6 +286,10 @@ class SemanticIndex(ABC):
     @abstractmethod
     def compact(self) -> int:
         """Drop deleted rows the store still holds; returns how many."""
+
+    def discard(self) -> None:  # noqa: B027 - a store whose writes are live has none to drop
+        """Drop the changes not saved yet, and what holds them (a writer giving up after a
+        failed write). Milvus's writes are live when made: nothing to drop there."""
 
     @abstractmethod
     def save(self) -> None:

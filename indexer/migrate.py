@@ -21,17 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import IndexerError
+from .errors import MigrationError
 from .index import SemanticIndex
 from .locate import StoredReader, locate
 
 BATCH_DOCS = 256
 SAMPLE = 200  # documents compared end to end after the copy
 Progress = Callable[[int, int], None]  # (documents copied, documents in all)
-
-
-class MigrationError(IndexerError):
-    """The copy does not match its source."""
 
 
 @dataclass

@@ -90,5 +90,5 @@ def _spans(index: SemanticIndex, ids: list[str]) -> dict[str, list[tuple[int, in
     """{doc_id: [(start, end), ...]}: the chunking of every document of `index`."""
     spans: dict[str, list[tuple[int, int]]] = {}
     for at in range(0, len(ids), SPANS_BATCH):
-        spans.update(index.stored(ids[at:at + SPANS_BATCH]).spans())
+        spans.update(index.stored(ids[at:at + SPANS_BATCH], vectors=False).spans())
     return spans

@@ -156,7 +156,7 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
         index.delete(gone)
         index.save()
     for at in range(0, len(changed), batch_files):
-        index.upsert(changed[at:at + batch_files], batch_size=batch_size)
+        _write(index, changed[at:at + batch_files], batch_size, report)
         index.save()
         if progress is not None:
             done = min(at + batch_files, len(changed))
@@ -164,3 +164,22 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     if progress is not None:
         progress(BuildProgress("done", len(changed), len(changed)))
     return report
+
+
+def _write(index, docs: list[Document], batch_size: int, report: SyncReport) -> None:
+    """Upsert `docs`; where the index refuses the batch (a write's checks: a text longer than
+    a write takes, a metadata field of another type), each document alone, the refused ones
+    reported as failed files and nothing of them written."""
+    try:
+        index.upsert(docs, batch_size=batch_size)
+        return
+    except ValueError:
+        pass
+    for doc in docs:
+        try:
+            index.upsert([doc], batch_size=batch_size)
+        except ValueError as exc:
+            report.failed.append((doc.id, f"not written: {exc}"))
+            for done in (report.added, report.updated):
+                if doc.id in done:
+                    done.remove(doc.id)

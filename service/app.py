@@ -1,25 +1,28 @@
-"""`create_app(config)`: the FastAPI application. One `Service` (the encoders and the indexes,
-shared by every request) hangs on `app.state`; `Guard` wraps everything: the body-size limit,
-a JSON 500 for anything unexpected, and one log line per request."""
+"""`create_app(config)`: the FastAPI application. One `Service` (the encoders, the indexes and the
+metrics, shared by every request) hangs on `app.state`; `Guard` (service/guard.py) wraps
+everything. `/docs` and `/redoc` load their scripts from this server (fastapi-offline's copies of
+Swagger UI and ReDoc): nothing is fetched from another host."""
 
 from __future__ import annotations
 
-import logging
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi_offline import FastAPIOffline
 
 from .config import ServiceConfig
 from .encoders import Encoders
-from .errors import error_response, install, unexpected
+from .errors import install
+from .guard import Guard
 from .indexes import Indexes
-
-access = logging.getLogger("bertscope.service.access")
+from .metrics import Metrics
+from .openapi import with_limits
 
 DESCRIPTION = """Retrieval for RAG over BERTScope indexes: OpenAI-compatible `/v1/embeddings`,
 search (dense, BM25, hybrid), context packing into a token budget, document writes (with an
-API key), explanations. Errors are `{"error": {"message", "type"}}`. See docs/API.md."""
+API key), explanations, tokenization. Errors are `{"error": {"message", "type"}}`; the limits
+in this schema are the ones this server was started with. See docs/API.md."""
 
 
 @dataclass
@@ -27,96 +30,43 @@ class Service:
     config: ServiceConfig
     encoders: Encoders
     indexes: Indexes
+    metrics: Metrics
+    warmed: set[str] = field(default_factory=set)  # indexes opened by /ready's warm-up
 
 
 def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None = None
                ) -> FastAPI:
     """The service over `config.index_root`; `encoders`: a registry to share (tests pass one
     with a counting loader)."""
+    from .routes_embeddings import EXPLAIN_PASSAGE_CHARS
     from .routes_embeddings import router as embeddings
+    from .routes_ops import router as ops
     from .routes_search import router as search
     from .routes_write import router as write
 
     config = config or ServiceConfig()
     encoders = encoders or Encoders(config)
-    app = FastAPI(title="BERTScope retrieval service", version="1", description=DESCRIPTION)
-    app.state.service = Service(config, encoders, Indexes(config.index_root, encoders))
+    metrics = Metrics()
+    if encoders.observe is None:
+        encoders.observe = metrics.encoded
+    # validatorUrl null: Swagger UI would otherwise send the schema to an online validator
+    app = FastAPIOffline(title="BERTScope retrieval service", version="1",
+                         description=DESCRIPTION, swagger_ui_parameters={"validatorUrl": None})
+    service = Service(config, encoders, Indexes(config.index_root, encoders), metrics)
+    metrics.watch(service)
+    app.state.service = service
     install(app)
-    for router in (search, embeddings, write):
+    for router in (ops, search, embeddings, write):
         app.include_router(router)
-    app.add_middleware(Guard, max_body_bytes=config.limits.max_body_bytes)
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version,
+                                 description=app.description, routes=app.routes)
+            app.openapi_schema = with_limits(schema, config.limits, EXPLAIN_PASSAGE_CHARS)
+        return app.openapi_schema
+
+    app.openapi = openapi
+    app.add_middleware(Guard, max_body_bytes=config.limits.max_body_bytes,
+                       max_concurrent=config.max_concurrent_requests, metrics=metrics)
     return app
-
-
-class Guard:
-    """Pure ASGI middleware: 413 past `max_body_bytes` (declared or streamed), a JSON 500 for an
-    exception no handler took (nothing is re-raised to print a traceback), one access line."""
-
-    def __init__(self, app, max_body_bytes: int) -> None:
-        self.app = app
-        self.max_body_bytes = max_body_bytes
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        started = time.perf_counter()
-        state = {"status": 500, "sent": False, "too_large": False, "received": 0}
-        limit = self.max_body_bytes
-
-        async def reply(response) -> None:
-            state["status"], state["sent"] = response.status_code, True
-            await response(scope, receive, send)
-
-        async def counted():
-            message = await receive()
-            if message["type"] == "http.request":
-                state["received"] += len(message.get("body", b""))
-                if state["received"] > limit:
-                    state["too_large"] = True
-                    return {"type": "http.disconnect"}  # the app stops reading here
-            return message
-
-        async def tracked(message) -> None:
-            if state["too_large"]:
-                if not state["sent"]:
-                    await reply(too_large(limit))
-                return  # the app's own answer to a cut body is replaced by the 413
-            if message["type"] == "http.response.start":
-                state["status"], state["sent"] = message["status"], True
-            await send(message)
-
-        try:
-            declared = _content_length(scope)
-            if declared is not None and declared > limit:
-                await reply(too_large(limit))
-            else:
-                await self.app(scope, counted, tracked)
-                if state["too_large"] and not state["sent"]:
-                    await reply(too_large(limit))
-        except Exception as exc:  # noqa: BLE001 - the one place an unexpected error ends
-            if state["too_large"] and not state["sent"]:
-                await reply(too_large(limit))
-            elif not state["sent"]:
-                await reply(unexpected(exc, scope["method"], scope["path"]))
-            else:
-                unexpected(exc, scope["method"], scope["path"])
-        finally:
-            client = scope.get("client") or ("-", 0)
-            access.info('%s "%s %s" %d %.1fms', client[0], scope["method"], scope["path"],
-                        state["status"], (time.perf_counter() - started) * 1000)
-
-
-def too_large(limit: int):
-    return error_response(413, f"request body over the limit of {limit} bytes "
-                               "(max_body_bytes); send fewer or shorter texts per request")
-
-
-def _content_length(scope) -> int | None:
-    for key, value in scope.get("headers", ()):
-        if key == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
-

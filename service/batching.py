@@ -45,14 +45,16 @@ class _Request:
     texts: list[str]
     key: tuple  # (prompt, normalize): requests batch together only with equal keys
     future: Future = field(default_factory=Future)
+    queued: float = field(default_factory=time.perf_counter)
 
 
 class Batcher:
     """Collects concurrent `submit` calls and runs them as few `encode_fn` calls as it can."""
 
     def __init__(self, encode_fn, *, max_texts: int = 64, max_wait_s: float = 0.002,
-                 name: str = "encoder", workers: int = 2) -> None:
+                 name: str = "encoder", workers: int = 2, observe=None) -> None:
         self._encode = encode_fn  # (texts, prompt=..., normalize=...) -> np.ndarray
+        self._observe = observe  # (texts in the call, each request's wait in s) -> None
         self.max_texts = max_texts
         self.max_wait_s = max_wait_s
         self._queue: queue.Queue[_Request] = queue.Queue()
@@ -113,6 +115,9 @@ class Batcher:
 
     def _encode_group(self, requests: list[_Request], prompt, normalize) -> None:
         texts = [t for r in requests for t in r.texts]
+        if self._observe is not None:
+            started = time.perf_counter()
+            self._observe(len(texts), [started - r.queued for r in requests])
         try:
             vectors = self._encode(texts, prompt=prompt, normalize=normalize)
         except BaseException as exc:  # noqa: BLE001 - handed to every waiting request
@@ -133,11 +138,12 @@ class BatchedEncoder(Encoder):
     `batcher` None encodes directly (batching off, for measurement)."""
 
     def __init__(self, base: Encoder, *, batching: bool = True, max_texts: int = 64,
-                 max_wait_s: float = 0.002) -> None:  # noqa: D107 - no Encoder.__init__: shared
-        self.__dict__.update(base.__dict__)
+                 max_wait_s: float = 0.002, observe=None) -> None:  # noqa: D107
+        self.__dict__.update(base.__dict__)  # no Encoder.__init__: its state is shared
         self.base = base
+        self._observe = observe  # (texts in one encode call, each request's wait) -> None
         self.batcher = Batcher(self._encode_now, max_texts=max_texts, max_wait_s=max_wait_s,
-                               name=base.name) if batching else None
+                               name=base.name, observe=observe) if batching else None
 
     def _encode_now(self, texts: list[str], *, prompt: str | None, normalize: bool):
         # the encoder sorts a call's texts by length and runs them SUB_BATCH at a time, so
@@ -150,6 +156,8 @@ class BatchedEncoder(Encoder):
         started = time.perf_counter()
         try:
             if self.batcher is None or set(options) - {"prompt", "normalize"}:
+                if self._observe is not None:
+                    self._observe(1 if isinstance(texts, str) else len(texts), [0.0])
                 return self.base.encode(texts, **options)
             items = check_texts(texts)  # a bad input fails its own request, not the batch
             if not items:

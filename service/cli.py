@@ -1,5 +1,6 @@
 """`python -m service [--host 127.0.0.1] [--port 8000] [--index-root indexes]
-[--api-key-file FILE] [--batching]`: serve every index under the root over HTTP."""
+[--api-key-file FILE] [--batching] [--max-concurrent-requests N] [--idle-timeout S]
+[--request-timeout S]`: serve every index under the root over HTTP."""
 
 from __future__ import annotations
 
@@ -34,6 +35,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    "2-core machine)")
     p.add_argument("--workers", type=int, default=1, help="server processes (each loads its "
                    "own encoders; every one sees each write at its next request)")
+    p.add_argument("--max-concurrent-requests", type=int, default=256, help="requests "
+                   "answered at once (default 256; 0: no bound); past it a JSON 429 with "
+                   "Retry-After, while /health, /ready and /metrics still answer")
+    p.add_argument("--idle-timeout", type=float, default=5.0, help="seconds a connection may "
+                   "send nothing, new or between requests, before it is closed (default 5)")
+    p.add_argument("--request-timeout", type=float, default=30.0, help="seconds from a "
+                   "request's first byte until its headers and body have all arrived; past "
+                   "it a 408 and the connection closed (default 30)")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p.parse_args(argv)
 
@@ -60,23 +69,29 @@ def main(argv: list[str] | None = None) -> int:
               "until one is built there", file=sys.stderr)
     if args.workers < 1 or args.faiss_threads < 1:
         raise SystemExit("error: --workers and --faiss-threads must be >= 1")
+    if args.max_concurrent_requests < 0:
+        raise SystemExit("error: --max-concurrent-requests must be >= 0 (0: no bound)")
+    if not (args.idle_timeout > 0 and args.request_timeout > 0):
+        raise SystemExit("error: --idle-timeout and --request-timeout must be > 0 seconds")
     settings = {"index_root": str(args.index_root), "batching": args.batching,
                 "max_batch_texts": args.max_batch, "max_wait_ms": args.batch_wait_ms,
                 "api_key_file": str(args.api_key_file) if args.api_key_file else None,
-                "log_level": args.log_level, "faiss_threads": args.faiss_threads}
+                "log_level": args.log_level, "faiss_threads": args.faiss_threads,
+                "max_concurrent_requests": args.max_concurrent_requests or None,
+                "idle_timeout_s": args.idle_timeout, "request_timeout_s": args.request_timeout}
     config = config_from(settings)  # a bad key file fails here, before any worker starts
-    import uvicorn
+    from .server import serve, uvicorn_config
 
-    options = {"host": args.host, "port": args.port, "access_log": False,
-               "log_level": args.log_level}
+    options = {"host": args.host, "port": args.port, "log_level": args.log_level}
     if args.workers == 1:
         from .app import create_app
 
         process_setup(settings)
-        uvicorn.run(create_app(config), **options)
+        serve(uvicorn_config(create_app(config), config, **options))
     else:  # each worker process builds its app from the settings (uvicorn imports a factory)
         os.environ[SETTINGS] = json.dumps(settings)
-        uvicorn.run("service.cli:app_from_env", factory=True, workers=args.workers, **options)
+        serve(uvicorn_config("service.cli:app_from_env", config, factory=True,
+                             workers=args.workers, **options))
     return 0
 
 
@@ -90,7 +105,10 @@ def config_from(settings: dict) -> ServiceConfig:
                          batching=settings["batching"],
                          max_batch_texts=settings["max_batch_texts"],
                          max_wait_ms=settings["max_wait_ms"],
-                         faiss_threads=settings["faiss_threads"])
+                         faiss_threads=settings["faiss_threads"],
+                         max_concurrent_requests=settings["max_concurrent_requests"],
+                         idle_timeout_s=settings["idle_timeout_s"],
+                         request_timeout_s=settings["request_timeout_s"])
 
 
 def process_setup(settings: dict) -> None:

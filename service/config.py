@@ -29,3 +29,8 @@ class ServiceConfig:
     max_wait_ms: float = 2.0
     faiss_threads: int = 1  # FAISS's OpenMP threads for a search, set on each request's thread
     limits: Limits = Limits()
+    # requests answered at once (health, readiness and metrics aside); past it a 429 with
+    # Retry-After (None: no bound). Each holds at most one entry of an encoder's batch queue.
+    max_concurrent_requests: int | None = 256
+    idle_timeout_s: float = 5.0  # a connection that sends nothing (new or between requests)
+    request_timeout_s: float = 30.0  # headers and body whole, from the request's first byte

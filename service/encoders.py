@@ -3,6 +3,7 @@ by every request and index that needs it (each wrapped in a `BatchedEncoder`).""
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -31,6 +32,7 @@ class Encoders:
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
         self.loads = 0  # models loaded by this process (the first-load test reads it)
+        self.observe = None  # (model, texts in one encode call, waits) -> None: the metrics
 
     def for_index(self, manifest: dict, folder: Path | str) -> BatchedEncoder:
         """The encoder the index at `folder` (a path or an address) needs: its model on its own
@@ -55,9 +57,12 @@ class Encoders:
                 log.info("loading encoder %s on %s (the first request for it)", *key)
                 base = load()
                 self.loads += 1
+                observe = self.observe
                 enc = BatchedEncoder(base, batching=self._config.batching,
                                      max_texts=self._config.max_batch_texts,
-                                     max_wait_s=self._config.max_wait_ms / 1000)
+                                     max_wait_s=self._config.max_wait_ms / 1000,
+                                     observe=None if observe is None else
+                                     functools.partial(observe, base.name))
                 self._loaded[key] = enc
         return enc
 

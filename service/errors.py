@@ -16,8 +16,9 @@ from indexer import ConcurrentWriteError, CorruptIndexError, DiskFullError, Enco
 log = logging.getLogger("bertscope.service")
 
 PHRASES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-           404: "not_found_error", 405: "invalid_request_error", 409: "conflict_error",
-           413: "request_too_large", 422: "invalid_request_error", 503: "unavailable_error",
+           404: "not_found_error", 405: "invalid_request_error", 408: "request_timeout",
+           409: "conflict_error", 413: "request_too_large", 415: "invalid_request_error",
+           422: "invalid_request_error", 429: "rate_limit_error", 503: "unavailable_error",
            507: "insufficient_storage"}
 
 
@@ -50,7 +51,7 @@ def status_of(exc: BaseException) -> int:
         return 503  # the index on disk cannot serve: the operator's fix, not the client's
     if isinstance(exc, KeyError):
         return 404
-    if isinstance(exc, (ValueError, TypeError)):
+    if isinstance(exc, (ValueError, TypeError, OverflowError)):
         return 422  # the library's input checks (QueryError is a ValueError)
     return 500
 
@@ -62,9 +63,38 @@ def _validation_message(exc: RequestValidationError) -> str:
             at = err.get("loc", ("body", "?"))[-1]
             why = (err.get("ctx") or {}).get("error", "")
             return f"the body is not valid JSON (at character {at}: {why}); send a JSON object"
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
-        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        message = err.get("msg", "invalid")
+        if err.get("type") in ("unfit_body", "token_ids", "nested_list"):  # ours: say it whole
+            return message
+        parts.append(f"{where}: {message}" if where else f"body: {message}")
     return "invalid request: " + "; ".join(parts)
+
+
+def _not_json(exc: RequestValidationError, request: Request) -> str | None:
+    """Where the body was not read as JSON at all (FastAPI reads only a JSON content type and
+    passes other bodies on as bytes), what to send instead."""
+    for err in exc.errors():
+        if err.get("loc") == ("body",) and isinstance(err.get("input"), (bytes, bytearray)):
+            sent = request.headers.get("content-type")
+            said = f"Content-Type is {sent!r}" if sent else "there is no Content-Type header"
+            return (f"the body was not read as JSON: {said}; send it with Content-Type: "
+                    "application/json")
+    return None
+
+
+def _unparsed(exc: HTTPException) -> str | None:
+    """FastAPI's "There was an error parsing the body", said with its cause."""
+    cause = exc.__cause__
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"the body is not valid UTF-8 (byte {cause.start}: "
+                f"0x{cause.object[cause.start]:02x}); send JSON encoded as UTF-8")
+    if isinstance(cause, RecursionError):
+        return ("the body nests arrays or objects deeper than this server reads (about 1,000 "
+                "levels): no field of the API nests more than a few; send a flatter body")
+    if cause is not None:
+        return f"the body could not be read as JSON ({type(cause).__name__}: {cause})"[:300]
+    return None
 
 
 def _route_message(request: Request, status: int, detail: str, headers) -> str:
@@ -91,10 +121,16 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
+        not_json = _not_json(exc, request)
+        if not_json:
+            return error_response(415, not_json)
         return error_response(422, _validation_message(exc))
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException):
+        unparsed = _unparsed(exc) if exc.status_code == 400 else None
+        if unparsed:
+            return error_response(422, unparsed)
         detail = exc.detail if isinstance(exc.detail, str) else "request refused"
         headers = getattr(exc, "headers", None)
         return error_response(exc.status_code,
@@ -105,7 +141,7 @@ def install(app: FastAPI) -> None:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
         return error_response(status_of(exc), message)
 
-    for kind in (ValueError, TypeError, KeyError):  # the library's errors; subclasses by MRO
+    for kind in (ValueError, TypeError, KeyError, OverflowError):  # the library's; by MRO
         app.add_exception_handler(kind, library_error)
 
 

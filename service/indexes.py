@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer import IndexLocation, SemanticIndex, find_indexes, locate
+from indexer import DiskFullError, IndexLocation, SemanticIndex, find_indexes, locate
+from indexer.disk_full import free_space
 
 from .encoders import Encoders
 from .errors import ApiError
@@ -95,6 +98,25 @@ class Indexes:
         own until `save()`)."""
         where = self.location(name)
         return where.open(encoder=self.encoders.for_index(where.read_manifest(), str(where)))
+
+    @contextmanager
+    def writing(self, name: str) -> Iterator[SemanticIndex]:
+        """`fresh(name)` for one write, closed after it: a write that fails (a full disk, a
+        conflict, a bad document) drops its unsaved changes and what holds them."""
+        index = self.fresh(name)
+        try:
+            yield index
+        except DiskFullError as exc:
+            index.discard()
+            raise ApiError(507, f"the disk holding index {name!r} is full "
+                                f"({free_space(index.location)}): nothing of this write was "
+                                "kept and the index serves its last version; free some space "
+                                "and send the write again") from exc
+        except BaseException:
+            index.discard()
+            raise
+        finally:
+            index.close()
 
     def models(self) -> dict[str, list[str]]:
         """Model name → the indexes that use it, then the bundled models (usable by name)."""

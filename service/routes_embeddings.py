@@ -10,14 +10,15 @@ import numpy as np
 from fastapi import APIRouter, Request, Response
 
 from .errors import ApiError
-from .schemas import EmbeddingsRequest, ExplainRequest
+from .openapi import BODY, LIMITED, errors
+from .schemas import EmbeddingsRequest, ExplainRequest, TokenizeRequest
 from .shared import check_count, check_given, check_texts_length, json_response, service_of
 
 router = APIRouter()
 EXPLAIN_PASSAGE_CHARS = 2000  # integrated Jacobians grow with the passage: keep a call short
 
 
-@router.get("/v1/models", tags=["embeddings"])
+@router.get("/v1/models", tags=["embeddings"], responses=errors(*LIMITED))
 def models(request: Request) -> dict:
     """OpenAI's model list: every model an index under the root uses, and the bundled ones."""
     found = service_of(request).indexes.models()
@@ -25,13 +26,13 @@ def models(request: Request) -> dict:
                                         "indexes": names} for m, names in found.items()]}
 
 
-@router.post("/v1/embeddings", tags=["embeddings"], response_model=dict)
-def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
-    """OpenAI's `/v1/embeddings`: unit vectors as float lists or base64 (little-endian
-    float32); `usage.prompt_tokens` counts the tokens the model read (at most its window per
-    input). `input_type` (extension) adds the model's query or passage prompt."""
-    svc = service_of(request)
-    limits = svc.config.limits
+TEXTS = errors(*BODY, *LIMITED, 404, 503)
+
+
+def _inputs(body, request: Request) -> tuple[list[str], object]:
+    """`body.input` as a list of texts, each checked (count, length, something visible), and
+    the encoder of `body.model`."""
+    limits = service_of(request).config.limits
     texts = [body.input] if isinstance(body.input, str) else list(body.input)
     if not texts:
         raise ApiError(422, "input is an empty list: give at least one text")
@@ -39,7 +40,15 @@ def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
     one = isinstance(body.input, str)
     check_texts_length(texts, limits.max_text_chars, "input", "max_text_chars", one=one)
     check_given(texts, "input", one=one)
-    enc = svc.indexes.model_encoder(body.model)
+    return texts, service_of(request).indexes.model_encoder(body.model)
+
+
+@router.post("/v1/embeddings", tags=["embeddings"], response_model=dict, responses=TEXTS)
+def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
+    """OpenAI's `/v1/embeddings`: unit vectors as float lists or base64 (little-endian
+    float32); `usage.prompt_tokens` counts the tokens the model read (at most its window per
+    input). `input_type` (extension) adds the model's query or passage prompt."""
+    texts, enc = _inputs(body, request)
     if body.dimensions is not None and body.dimensions != enc.dim:
         raise ApiError(422, f"dimensions={body.dimensions}: {body.model} makes {enc.dim}-"
                             "dimensional vectors and cannot shorten them; leave it out")
@@ -57,7 +66,22 @@ def _encoded(vector: np.ndarray, encoding_format: str):
     return vector
 
 
-@router.post("/v1/explain", tags=["explain"])
+@router.post("/v1/tokenize", tags=["embeddings"], response_model=dict, responses=TEXTS)
+def tokenize(body: TokenizeRequest, request: Request) -> Response:
+    """Each text through the model's own tokenizer (as the model reads it, untruncated):
+    every token's id, text, character offsets in the input (null for special and prompt
+    tokens), whether it is special or the prompt's; `model_reads`: the first tokens the model
+    reads (it cuts at its window)."""
+    from encoder import tokenize as run
+
+    texts, enc = _inputs(body, request)
+    found = run(enc, texts, prompt=body.input_type, add_special_tokens=body.add_special_tokens)
+    data = [{"index": i, "tokens": [t.__dict__ for t in one.tokens], "count": len(one.tokens),
+             "model_reads": one.model_reads} for i, one in enumerate(found)]
+    return json_response({"object": "list", "data": data, "model": body.model})
+
+
+@router.post("/v1/explain", tags=["explain"], responses=errors(*BODY, *LIMITED, 400, 404, 503))
 def explain(body: ExplainRequest, request: Request) -> dict:
     """Why `query` and `passage` get their cosine, word by word (`Encoder.explain`, on the
     torch model, with the query and passage prompts): `occlusion` (each word's drop in cosine

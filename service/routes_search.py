@@ -12,6 +12,7 @@ from rag.highlight import highlight_spans
 
 from .batching import encode_seconds
 from .errors import ApiError
+from .openapi import BODY, LIMITED, errors
 from .schemas import ContextRequest, SearchRequest
 from .shared import (
     MODES,
@@ -26,14 +27,10 @@ from .shared import (
 router = APIRouter()
 
 
-@router.get("/health", tags=["service"])
-def health(request: Request) -> dict:
-    svc = service_of(request)
-    return {"status": "ok", "indexes": len(svc.indexes.names()),
-            "encoders_loaded": len(svc.encoders.loaded())}
+READ = errors(*BODY, *LIMITED, 400, 404, 503)
 
 
-@router.get("/v1/indexes", tags=["indexes"])
+@router.get("/v1/indexes", tags=["indexes"], responses=errors(*LIMITED))
 def list_indexes(request: Request) -> dict:
     """Every index under the root: name, model, backend, documents, chunks, preset."""
     indexes = service_of(request).indexes
@@ -41,6 +38,12 @@ def list_indexes(request: Request) -> dict:
 
 
 def _search_args(body) -> dict:
+    if body.mode != "hybrid":
+        given = [f for f in ("weights", "fusion") if getattr(body, f) is not None]
+        if given:
+            raise ApiError(422, f"{' and '.join(given)} apply to mode hybrid only (this "
+                                f"search's mode is {body.mode}); send mode: hybrid, or leave "
+                                f"{' and '.join(given)} out")
     args = {"mode": MODES[body.mode], "filter": body.filters,
             "weights": tuple(body.weights) if body.weights is not None else None}
     return args if body.fusion is None else {**args, "fusion": body.fusion}
@@ -53,7 +56,8 @@ def _timings(started: float) -> dict:
             "total_ms": round(total * 1000, 3)}
 
 
-@router.post("/v1/indexes/{name}/search", tags=["indexes"], response_model=dict)
+@router.post("/v1/indexes/{name}/search", tags=["indexes"], response_model=dict,
+             responses=READ)
 def search(name: str, body: SearchRequest, request: Request) -> Response:
     """Top-k hits for `query` (→ `hits`) or for each of `queries` (→ `results`, one encode
     call). `timings`: encoding the queries (waiting for a shared batch included) and the rest."""
@@ -77,7 +81,8 @@ def search(name: str, body: SearchRequest, request: Request) -> Response:
     return json_response({**out, "model": index.manifest["encoder"]["name"], "timings": timings})
 
 
-@router.post("/v1/indexes/{name}/context", tags=["rag"], response_model=dict)
+@router.post("/v1/indexes/{name}/context", tags=["rag"], response_model=dict,
+             responses=READ)
 def context(name: str, body: ContextRequest, request: Request) -> Response:
     """The RAG retrieval step: the top `k` chunks, deduplicated, at most `max_chunks_per_doc`
     per document, packed in rank order into `max_tokens` tokens of the index encoder's

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .errors import ApiError
+from .openapi import BODY, LIMITED, errors
 from .schemas import DeleteRequest, DocumentsRequest
 from .shared import check_count, check_given, service_of
 
@@ -32,7 +33,8 @@ def authorized(request: Request,
                        headers={"WWW-Authenticate": "Bearer"})
 
 
-router = APIRouter(dependencies=[Depends(authorized)], tags=["documents"])
+router = APIRouter(dependencies=[Depends(authorized)], tags=["documents"],
+                   responses=errors(*BODY, *LIMITED, 400, 401, 403, 404, 409, 503, 507))
 
 
 @router.post("/v1/indexes/{name}/documents")
@@ -44,7 +46,7 @@ def add_documents(name: str, body: DocumentsRequest, request: Request) -> dict:
     check_count(len(body.documents), svc.config.limits.max_documents, "documents",
                 "max_documents")
     docs = [d.model_dump() for d in body.documents]  # the library checks each as its own
-    with svc.indexes.write_lock(name), svc.indexes.fresh(name) as index:
+    with svc.indexes.write_lock(name), svc.indexes.writing(name) as index:
         if not body.replace:
             ids = [d["id"] for d in docs]
             missing = set(index.missing(ids))
@@ -65,7 +67,7 @@ def delete_documents(name: str, body: DeleteRequest, request: Request) -> dict:
     svc = service_of(request)
     check_count(len(body.ids), svc.config.limits.max_documents, "ids", "max_documents")
     check_given(body.ids, "ids", fix="give the id of each document to delete")
-    with svc.indexes.write_lock(name), svc.indexes.fresh(name) as index:
+    with svc.indexes.write_lock(name), svc.indexes.writing(name) as index:
         missing = index.missing(body.ids)
         deleted = index.delete(body.ids)
         index.save()

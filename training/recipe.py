@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from common.encoding import not_utf8
 from common.home import data_root
 
 from .checks import SCORED_APART, scored_on_training_data
@@ -59,6 +60,9 @@ def read_recipe_file(path: str | Path) -> dict[str, Any]:
     p = Path(path).expanduser()
     if not p.is_file():
         raise TrainingError(f"--config {p}: no such recipe file (see recipes/ for examples)")
+    problem = not_utf8(p)
+    if problem:
+        raise TrainingError(f"{p} {problem}")
     text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Notepad) is no JSON
     try:
         if p.suffix.lower() in (".yaml", ".yml"):

@@ -152,7 +152,7 @@ def settings_form(defaults: dict[str, Any], *, key: str) -> dict[str, Any]:
 
 def run_folder(config: AppConfig, suggested: str) -> Path:
     """The run's folder under the runs root, named by the user (a new name)."""
-    base = re.sub(r"[^A-Za-z0-9_-]", "-", suggested).strip("-") or "run"
+    base = re.sub(r"[^A-Za-z0-9_-]", "-", suggested)[:56].strip("-") or "run"  # 64 with -N
     name, n = base, 2
     while (config.runs_root / name).exists():
         name, n = f"{base}-{n}", n + 1
@@ -213,7 +213,8 @@ def plan_and_start(runner, config: AppConfig) -> None:
         train, dev = call_or_stop(hold_out_dev, train, dev_pairs, what="Cannot hold out a dev set")
         flags = fit_flags(model, train=train, dev=dev, epochs=epochs, settings=values,
                           defaults=defaults)
-    job = runner.submit(fit_job(out, flags, title=f"Fine-tune {model_label(model)} on "
-                                                  f"{source.name} into {out.name}"))
+    job = call_or_stop(runner.submit, fit_job(out, flags, title=f"Fine-tune "
+                                              f"{model_label(model)} on {source.name} into "
+                                              f"{out.name}"), what="Cannot start the job")
     st.session_state["train-job"] = job.id
     st.rerun()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..home import REPO, bertscope_home
+from ..paths import os_error_text
 from .progress import PROGRESS_FILE, JobProgress, read_progress
 from .records import (
     CANCEL_FILE,
@@ -84,8 +85,15 @@ class JobRunner:
     `runner.latest(key)`, `runner.describe(job)`, `runner.cancel(id)`, `runner.resume(id)`."""
 
     def __init__(self, root: str | Path | None = None) -> None:
-        self.root = Path(root) if root else bertscope_home("jobs")
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = Path(root) if root else bertscope_home("jobs", create=False)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JobError(self._unwritable(exc)) from None
+
+    def _unwritable(self, exc: OSError) -> str:
+        return (f"cannot keep jobs in {self.root}: {os_error_text(exc)}; make it writable, or "
+                "point BERTSCOPE_HOME at a writable folder (jobs live in its jobs/)")
 
     def submit(self, spec: JobSpec, *, resumes: str | None = None) -> Job:
         """Queue `spec` and start its process; returns at once (the job waits its turn)."""
@@ -93,9 +101,12 @@ class JobRunner:
             raise JobError(f"job {spec.title!r} has no command")
         job_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{spec.kind}-{uuid.uuid4().hex[:6]}"
         folder = self.root / job_id
-        folder.mkdir()
-        write_spec(folder, job_id, spec, time.time(), resumes)
-        write_status(folder, JobStatus(JobState.QUEUED))
+        try:
+            folder.mkdir()
+            write_spec(folder, job_id, spec, time.time(), resumes)
+            write_status(folder, JobStatus(JobState.QUEUED))
+        except OSError as exc:
+            raise JobError(self._unwritable(exc)) from None
         started = subprocess.run([sys.executable, "-m", "common.jobs", str(folder)], cwd=REPO,
                                  stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                  timeout=120)

@@ -96,16 +96,17 @@ class FolderIndex(FolderWrites, SemanticIndex):
         """Every document, in the order they were stored, read `batch` rows at a time."""
         yield from db.all_documents(self.conn, check_positive_int(batch, "batch"))
 
-    def stored(self, doc_ids: Sequence[str]) -> StoredBatch:
+    def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         ids = list(dict.fromkeys(check_doc_ids(doc_ids)))
         docs = db.documents(self.conn, ids)
         ids = [d for d in ids if d in docs]
         order = {d: i for i, d in enumerate(ids)}
         rows = sorted(db.chunks_of(self.conn, ids), key=lambda r: (order[r[1]], r[2]))
-        dim = self.manifest["dim"]
-        vectors = np.vstack([self.vectors.reconstruct(int(r[0])) for r in rows]
-                            ).astype(np.float32) if rows else np.empty((0, dim), np.float32)
-        return StoredBatch([docs[d] for d in ids], [tuple(r[1:]) for r in rows], vectors)
+        dim = self.manifest["dim"] if vectors else 0
+        found = np.vstack([self.vectors.reconstruct(int(r[0])) for r in rows]
+                          ).astype(np.float32) if rows and vectors else \
+            np.empty((len(rows), dim), np.float32)
+        return StoredBatch([docs[d] for d in ids], [tuple(r[1:]) for r in rows], found)
 
     def _searcher(self) -> Searcher:
         if self._search is None:

@@ -33,7 +33,7 @@ class FolderWrites:
         """Copy-on-write: the first change copies the published store into a private file."""
         if self._work is None:
             self._work = WorkingCopy(self.location, self._version.conn, self._version.vectors,
-                                     self.spec, self.manifest["dim"])
+                                     self.spec, self.manifest["dim"], self.field_types())
             self._values.clear()  # values kept from the published version no longer hold
         self._changed()
         return self._work
@@ -53,9 +53,14 @@ class FolderWrites:
     @writes_index("adding documents")
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
                progress: Callable[[int, int], None] | None = None) -> int:
-        """Add documents, replacing any with the same id (the last of duplicates wins)."""
+        """Add documents, replacing any with the same id (an id twice among them is refused)."""
         return self._insert("upsert", self._checked(documents, batch_size, replace=True),
                             batch_size, progress)
+
+    def _write_kinds(self) -> dict[str, str]:
+        """The metadata field kinds a write must keep (the working copy's, kept as it changes:
+        reading them afresh would scan every document's metadata)."""
+        return self._work.fields if self._work else self.field_types()
 
     def _insert(self, how: str, docs: list[Document], batch_size: int, progress) -> int:
         """Chunk and encode `docs` (before any change), then `add` or `upsert` them."""
@@ -79,6 +84,15 @@ class FolderWrites:
         if self._work is None and not db.tombstones(self.conn):
             return 0
         return self._writable().compact()
+
+    def discard(self) -> None:
+        """Drop the unsaved changes, and the private staging folder that holds them (a writer
+        that gives up after a failed write, a full disk say, leaves nothing behind)."""
+        if self._work is not None:
+            self._work.discard()
+            self._work = None
+            self._values.clear()
+            self._changed()
 
     @writes_index("saving")
     def save(self) -> None:

@@ -70,6 +70,7 @@ def connect(address: MilvusAddress, *, timeout: float | None = None, create: boo
                                     f"--milvus-uri {path} --collection {address.collection} ...`")
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
+        _check_writable(path)
     try:
         return MilvusClient(uri=address.uri, timeout=timeout,
                             grpc_options=lite_grpc_options() if address.lite else {})
@@ -82,6 +83,16 @@ def connect(address: MilvusAddress, *, timeout: float | None = None, create: boo
                                "server)") from None
         raise IndexerError(f"cannot reach Milvus at {address.uri} (waited at most {timeout:g} s): "
                            f"{reason}") from None
+
+
+def _check_writable(path: Path) -> None:
+    """milvus-lite writes a LOCK file in its `.db` folder (beside a `.db` file) even to read:
+    where it cannot, say so, not that another process holds it."""
+    where = path if path.is_dir() else path.parent
+    if where.exists() and not os.access(where, os.W_OK):
+        raise IndexerError(f"milvus-lite cannot open {path}: {where} is read-only, and "
+                           "milvus-lite writes its LOCK file there even to read; copy the .db "
+                           "to a writable folder, or serve it with a Milvus server")
 
 
 def write_lock(address: MilvusAddress) -> threading.RLock:

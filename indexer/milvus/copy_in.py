@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from common.documents import chunk_metadata
 from common.lexical import Bm25Params
 
+from ..errors import MigrationError
 from ..stored import StoredBatch
 from .address import MilvusAddress
 from .connect import connect, write_lock
 from .index import MilvusIndex
 from .manifest import new_manifest, with_metadata, write_manifest
-from .rows import TOKEN_ENCODING, chunk_id, document_rows, encode_tokens
+from .rows import TOKEN_ENCODING, chunk_id, document_rows, encode_tokens, unfit
 from .schema import INDEX_TYPES, create_collections, index_type, replace_collections
 from .stored import StoredRows
 
@@ -28,6 +29,7 @@ MARK = "bertscope.migration"  # the staging collection's property: which source 
 def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_docs: int,
                      preset: str | None, progress: Callable[[int, int], None], identity: str,
                      verify) -> tuple[MilvusIndex, int, int]:
+    _check_fits(source, ids, address)
     client = connect(address, create=True)
     staging = address.collection + STAGING
     m = source.manifest
@@ -36,7 +38,7 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
     with write_lock(address):
         props = (client.describe_collection(staging).get("properties") or {}
                  if client.has_collection(staging) else {})
-        target = StoredRows(client, staging, TOKEN_ENCODING)
+        target = StoredRows(client, staging, TOKEN_ENCODING, m["dim"])
         if props.get(MARK) != identity:  # none yet, or an earlier run copied something else
             for name in (staging, target.docs):
                 if client.has_collection(name):
@@ -74,6 +76,24 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
         client.alter_collection_properties(staging, properties={MARK: ""})
         replace_collections(client, staging, address.collection)
     return MilvusIndex.open_address(address), len(done), verified
+
+
+def _check_fits(source, ids: Sequence[str], address: MilvusAddress) -> None:
+    """Every document of `source` fits Milvus's fields (id, title, chunk texts and tokens within
+    its VARCHAR limits, metadata integers within 64 bits): checked before anything is written,
+    so that a copy never fails half-way on a document it could never hold."""
+    for at in range(0, len(ids), 1000):
+        b = source.stored(ids[at:at + 1000], vectors=False)
+        spans: dict[str, list] = {}
+        for doc_id, _, start, end, lex in b.chunks:
+            spans.setdefault(doc_id, []).append((start, end, encode_tokens(lex)))
+        for doc in b.docs:
+            problem = unfit(doc, spans.get(doc.id, []))
+            if problem:
+                raise MigrationError(f"{problem}: {source.location} cannot be copied into "
+                                     f"{address} as it is, and nothing was written; shorten or "
+                                     "delete that document in the source index, then migrate "
+                                     "again")
 
 
 def _chunk_rows(b: StoredBatch) -> list[dict]:

@@ -27,7 +27,7 @@ from ..index import SemanticIndex
 from ..index_encoder import check_open_args
 from ..store import now
 from ..stored import StoredBatch
-from ..validation import check_doc_ids
+from ..validation import check_doc_ids, check_field_kinds
 from .address import MilvusAddress, parse_address
 from .connect import connect, write_lock
 from .manifest import read_manifest, with_metadata, write_manifest
@@ -46,7 +46,8 @@ class MilvusIndex(SemanticIndex):
         super().__init__(manifest, encoder, backend)
         self.address = address
         self.client = client
-        self._rows = StoredRows(client, address.collection, token_encoding(manifest))
+        self._rows = StoredRows(client, address.collection, token_encoding(manifest),
+                                manifest["dim"])
         self._search: MilvusSearcher | None = None
         self._values: dict[tuple, tuple] = {}  # (name, limit) -> (counts, field values)
 
@@ -93,8 +94,8 @@ class MilvusIndex(SemanticIndex):
         """Every document's id, sorted (from each document's first chunk, paged by chunk id)."""
         return self._rows.doc_ids()
 
-    def stored(self, doc_ids: Sequence[str]) -> StoredBatch:
-        return self._rows.stored(check_doc_ids(doc_ids))
+    def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
+        return self._rows.stored(check_doc_ids(doc_ids), vectors=vectors)
 
     def _searcher(self) -> MilvusSearcher:
         if self._search is None:
@@ -145,12 +146,13 @@ class MilvusIndex(SemanticIndex):
         chunks, vectors = self._encoded(docs, batch_size, progress)
         with write_lock(self.address):
             ids = [d.id for d in docs]
+            manifest = read_manifest(self.client, self.address)
+            check_field_kinds(docs, manifest["metadata_fields"])  # another writer's may differ
             if replace:
                 self._remove(ids)
             else:
                 self._refuse_taken(ids)  # again, under the lock: another writer may have added
-            manifest = with_metadata(read_manifest(self.client, self.address),
-                                     [d.metadata for d in docs])
+            manifest = with_metadata(manifest, [d.metadata for d in docs])
             write_manifest(self.client, self.address.collection, manifest)  # types first
             self._manifest = manifest
             self._insert(self.address.collection,

@@ -12,6 +12,7 @@ import xxhash
 
 from common.documents import chunk_metadata
 from common.lexical import tokenize
+from common.metadata import value_problem
 
 from ..chunking import Chunk
 from ..documents import Document
@@ -50,12 +51,35 @@ def token_encoding(manifest: dict) -> int:
     return int(manifest.get("token_encoding", 1))
 
 
-def _fits(value: str, limit: int, what: str, doc_id: str) -> str:
-    size = len(value.encode("utf-8"))
+def _too_big(value: str, limit: int, what: str, doc_id: str) -> str | None:
+    size = len(value.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise ValueError(f"document {doc_id[:80]!r}: its {what} is {size:,} bytes; the Milvus "
-                         f"store holds at most {limit:,}")
+        return (f"document {doc_id[:80]!r}: its {what} is {size:,} bytes; the Milvus store "
+                f"holds at most {limit:,}")
+    return None
+
+
+def _fits(value: str, limit: int, what: str, doc_id: str) -> str:
+    problem = _too_big(value, limit, what, doc_id)
+    if problem:
+        raise ValueError(problem)
     return value
+
+
+def unfit(doc: Document, chunks: Sequence[tuple[int, int, str]]) -> str | None:
+    """Why `doc`, with its chunks' (start, end, BM25 tokens), cannot be written as Milvus rows,
+    naming the document and the limit; None when it can (what a migration checks of every
+    document before it writes any)."""
+    problem = (_too_big(doc.id, ID_BYTES, "id", doc.id)
+               or _too_big(doc.title, TEXT_BYTES, "title", doc.id))
+    for start, end, tokens in chunks:
+        problem = problem or _too_big(doc.text[start:end], TEXT_BYTES,
+                                      f"chunk text at {start:,}-{end:,}", doc.id) \
+            or _too_big(tokens, TEXT_BYTES, "chunk tokens", doc.id)
+    for key, value in doc.metadata.items():
+        problem = problem or (f"document {doc.id[:80]!r}: metadata field {key!r}: "
+                              f"{value_problem(value)}" if value_problem(value) else None)
+    return problem
 
 
 def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequence[Chunk],

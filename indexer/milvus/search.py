@@ -67,7 +67,9 @@ class MilvusSearcher:
             ranked = [self._fused(d, lx, k, per_chunk, rows, fusion_args)
                       for d, lx in zip(dense, lexical, strict=True)]
             self._fetch({c for q in ranked for c, _ in q}, rows)
-        results = [[_hit(rows[c], c, s, r) for r, (c, s) in enumerate(q, start=1)]
+        # a chunk another writer deleted since it ranked has no fields to fetch: not a hit
+        results = [[_hit(rows[c], c, s, r) for r, (c, s) in
+                    enumerate([(c, s) for c, s in q if "text" in rows[c]], start=1)]
                    for q in ranked]
         return results[0] if single else results
 

@@ -21,8 +21,9 @@ IDS_PER_EXPR = 1000
 class StoredRows:
     """The rows of the collection pair `chunks` (+ `chunks`_documents) through `client`."""
 
-    def __init__(self, client, chunks: str, token_encoding: int) -> None:
+    def __init__(self, client, chunks: str, token_encoding: int, dim: int) -> None:
         self.client = client
+        self.dim = dim
         self.chunks = chunks
         self.docs = documents_collection(chunks)
         self.token_encoding = token_encoding
@@ -49,19 +50,20 @@ class StoredRows:
         return {"documents": self.count(self.docs, "part == 0"),
                 "chunks": self.count(self.chunks, "")}
 
-    def stored(self, ids: Sequence[str]) -> StoredBatch:
+    def stored(self, ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         docs = documents_of(self.document_rows(ids))
         ids = [d for d in dict.fromkeys(ids) if d in docs]
         order = {d: i for i, d in enumerate(ids)}
         rows = sorted((r for at in range(0, len(ids), IDS_PER_EXPR)
                        for r in self.scan(ids_expr(ids[at:at + IDS_PER_EXPR]),
                                           ["doc_id", "chunk_no", "char_start", "char_end",
-                                           "tokens", "vector"])),
+                                           "tokens", *(["vector"] if vectors else [])])),
                       key=lambda r: (order[r["doc_id"]], r["chunk_no"]))
         chunks = [(r["doc_id"], r["chunk_no"], r["char_start"], r["char_end"],
                    stored_tokens(r["tokens"], self.token_encoding)) for r in rows]
-        vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
-        return StoredBatch([docs[d] for d in ids], chunks, vectors.reshape(len(rows), -1))
+        found = np.asarray([r["vector"] for r in rows] if vectors else [], dtype=np.float32)
+        return StoredBatch([docs[d] for d in ids], chunks,
+                           found.reshape(len(rows), self.dim if vectors else 0))
 
     def scan(self, expr: str, fields: list[str]) -> Iterator[dict]:
         """The chunk rows meeting `expr`, paged by chunk id (an integer: safe to page by)."""

@@ -93,6 +93,8 @@ def test_confine_path_refuses_dotdot_absolute_and_symlink_escapes(tmp_path):
 def test_uploads_have_a_limit_a_safe_name_and_their_own_folder(temp_dir):
     assert safe_name("../../etc/passwd") == "passwd"
     assert safe_name("..\\x\\évil name.jsonl") == "_vil_name.jsonl"
+    long = save_upload("n" * 300 + ".jsonl", b'{"text": "hi"}\n', 1)  # "File name too long"
+    assert long.name == "n" * 114 + ".jsonl" and long.read_bytes() == b'{"text": "hi"}\n'
     with pytest.raises(ValueError, match="upload limit is 1 MB"):
         save_upload("big.jsonl", b"x" * (2 * 1024 * 1024), 1)
     with pytest.raises(ValueError, match="unsupported"):
@@ -100,7 +102,7 @@ def test_uploads_have_a_limit_a_safe_name_and_their_own_folder(temp_dir):
     path = save_upload("../docs.jsonl", b'{"text": "hi"}\n', 1)
     assert path.name == "docs.jsonl" and path.parent.name.startswith("bertscope-upload-")
     assert save_upload("note.txt", b"hi", 1).is_dir()  # plain text: the indexer reads folders
-    assert len(list(temp_dir.iterdir())) == 2
+    assert len(list(temp_dir.iterdir())) == 3
     with pytest.raises(ValueError):
         index_name("../escape")
     assert index_name(" my-index_2 ") == "my-index_2"

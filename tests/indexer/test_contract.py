@@ -171,11 +171,14 @@ def test_readers_during_writes_see_whole_documents(built, tiny_encoder):
     bad: list[str] = []
 
     def read() -> None:
-        while not done.is_set():
-            for hit in reader.search("writer doc", k=10, mode="hybrid"):
-                doc = reader.documents([hit.doc_id]).get(hit.doc_id)
-                if doc is not None and doc.text[hit.start:hit.end] != hit.text:
-                    bad.append(hit.doc_id)
+        try:
+            while not done.is_set():
+                for hit in reader.search("writer doc", k=10, mode="hybrid"):
+                    doc = reader.documents([hit.doc_id]).get(hit.doc_id)
+                    if doc is not None and doc.text[hit.start:hit.end] != hit.text:
+                        bad.append(hit.doc_id)
+        except Exception as exc:  # noqa: BLE001 - a reader that failed is a finding too
+            bad.append(repr(exc))
 
     thread = threading.Thread(target=read)
     thread.start()

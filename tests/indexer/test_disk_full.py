@@ -21,6 +21,8 @@ DOCS = [{"id": f"d{i}", "text": f"document number {i} about cats and the weather
     OSError(errno.ENOSPC, "No space left on device"),
     sqlite3.OperationalError("database or disk is full"),
     RuntimeError("Error in faiss::write_index: 76800 requested and 76768 written"),
+    RuntimeError("Error: 'ret == (size * 4)' failed: write error in /d/.staging-1/vectors.faiss:"
+                 " 0 != 76800 (No space left on device)"),
 ])
 def test_every_way_a_library_says_disk_full_becomes_one_sentence(tmp_path, exc):
     assert is_disk_full(exc)

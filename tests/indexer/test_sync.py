@@ -240,3 +240,24 @@ def test_an_unreadable_subfolder_keeps_its_documents(tmp_path, tiny_encoder, mon
     monkeypatch.setattr(folder.os, "scandir", refusing_the_root)
     with pytest.raises(ValueError, match="cannot read the folder"):
         sync_folder(root, out, model=tiny_encoder)
+
+
+def test_a_file_the_index_refuses_is_a_failed_line(tmp_path, tiny_encoder):
+    from indexer.validation import MAX_TEXT_CHARS
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("---\nversion: 3\n---\n# A\n\nfirst note\n")
+    (root / "b.md").write_text("---\nversion: three\n---\n# B\n\nsecond note\n")
+    out = tmp_path / "idx"
+    first = sync_folder(root, out, model=tiny_encoder, chunking=CHUNKING)
+    # one type a metadata field: the second file's version is reported, the first indexed
+    assert first.added == ["a.md"] and first.failed[0][0] == "b.md"
+    assert "metadata field 'version'" in first.failed[0][1]
+    (root / "a.md").write_text("# A\n\n" + "long words here. " * (MAX_TEXT_CHARS // 16))
+    (root / "c.md").write_text("# C\n\nthird note\n")
+    report = sync_folder(root, out, model=tiny_encoder)
+    assert report.summary() == "added 1, updated 0, removed 0, unchanged 0"
+    failed = dict(report.failed)
+    assert "a.md" in failed and "100,000" in failed["a.md"] and "b.md" in failed
+    assert sorted(SemanticIndex.open(out, encoder=tiny_encoder).doc_ids()) == ["a.md", "c.md"]

@@ -41,6 +41,19 @@ def wait_ready(url: str, alive=lambda: True, timeout: float = 120) -> None:
     raise TimeoutError(f"{url} did not answer /health in {timeout} s")
 
 
+def wait_until_ready(url: str, timeout: float = 120) -> dict:
+    """Poll /ready until it answers 200 (its first call starts loading the encoders); its
+    answers on the way must be 503s with Retry-After."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        response = httpx.get(f"{url}/ready", timeout=10)
+        if response.status_code == 200:
+            return response.json()
+        assert response.status_code == 503 and response.headers["retry-after"], response.text
+        time.sleep(0.1)
+    raise TimeoutError(f"{url}/ready did not answer 200 in {timeout} s")
+
+
 SUBJECTS = ["the cat sleeps on a warm sofa", "interest rates rose again this spring",
             "the striker scored twice in the final", "heavy rain flooded the valley roads",
             "a new phone was launched with a folding screen"]
@@ -123,11 +136,16 @@ def server(index_root, tmp_path_factory) -> Server:
 
 
 def serve_in_thread(app) -> tuple[str, object, threading.Thread]:
+    """The app served as `python -m service` serves it (its connection timeouts included)."""
     import uvicorn
 
+    from service import ServiceConfig
+    from service.server import uvicorn_config
+
     port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, access_log=False,
-                                       log_level="warning"))
+    ours = getattr(app.state, "service", None)  # or another app (a stand-in chat endpoint)
+    srv = uvicorn.Server(uvicorn_config(app, ours.config if ours else ServiceConfig(),
+                                        host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{port}"

@@ -4,6 +4,8 @@ limits, 422 for k and query length and the library's own checks; never HTML, nev
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from conftest import KEY
@@ -121,3 +123,68 @@ def test_a_body_over_the_limit_is_413_declared_or_streamed(thread_server):
         assert "max_body_bytes" in error_of(streamed, 413)
         small = client.post("/v1/indexes/tiny/search", json={"query": "cat", "k": 1})
         assert small.status_code == 200
+
+
+def test_bodies_that_are_not_json_say_why(api):
+    """A wrong or missing content type, bytes that are not UTF-8, nesting past the reader's
+    depth: each answer names its cause (not "There was an error parsing the body")."""
+    search = "/v1/indexes/tiny/search"
+    body = b'{"query": "cat"}'
+    for headers, says in (({"content-type": "text/plain"}, "'text/plain'"),
+                          ({}, "no Content-Type header")):
+        response = api.post(search, content=body, headers=headers)
+        message = error_of(response, 415)
+        assert says in message and "application/json" in message
+    json_headers = {"content-type": "application/json"}
+    message = error_of(api.post(search, content=b'{"query": "caf\xe9"}', headers=json_headers),
+                       422)
+    assert "not valid UTF-8" in message and "byte 14" in message
+    deep = b'{"query": "cat", "filters": {"kind": ' + b"[" * 5000 + b"]" * 5000 + b"}}"
+    assert "nests" in error_of(api.post(search, content=deep, headers=json_headers), 422)
+    deep_metadata = {"documents": [{"id": "deep", "text": "a deep one",
+                                    "metadata": {"tree": json.loads("[" * 300 + "]" * 300)}}]}
+    message = error_of(api.post("/v1/indexes/writable/documents", json=deep_metadata,
+                                headers={"Authorization": f"Bearer {KEY}"}), 422)
+    assert message.startswith("documents[0].metadata.tree[0]") and "32 levels" in message
+    lists = {"model": "tiny-bert", "input": [["a", "b"]]}
+    message = error_of(api.post("/v1/embeddings", json=lists), 422)
+    assert "input[0] is a list" in message and "token ids" not in message
+
+
+def test_text_that_is_not_unicode_is_refused_naming_its_field(api):
+    """A lone surrogate (JSON "\\ud800") in a query, a document, an embedding input, a key."""
+    def sent(path: str, raw: str, **headers):
+        return api.post(path, content=raw.encode(),
+                        headers={"content-type": "application/json", **headers})
+
+    cases = {
+        ("/v1/indexes/tiny/search", '{"query": "cat \\ud800"}'): "query holds a lone surrogate",
+        ("/v1/indexes/tiny/search", '{"queries": ["ok", "\\udc00"]}'): "queries[1] holds",
+        ("/v1/embeddings", '{"model": "tiny-bert", "input": ["\\ud83d"]}'): "input[0] holds",
+        ("/v1/indexes/writable/documents", '{"documents": [{"id": "s1", "text": "a \\ud800 b"}]}'):
+            "documents[0].text holds",
+        ("/v1/indexes/writable/documents",
+         '{"documents": [{"id": "s1", "text": "a", "metadata": {"\\ud800": 1}}]}'):
+            "a key of documents[0].metadata",
+    }
+    for (path, raw), says in cases.items():
+        message = error_of(sent(path, raw, Authorization=f"Bearer {KEY}"), 422)
+        assert says in message and ("\\ud8" in message or "\\udc" in message), message
+    fine = sent("/v1/indexes/tiny/search", '{"query": "cat \\ud83d\\ude00"}')  # a real pair
+    assert fine.status_code == 200, fine.text
+
+
+def test_numbers_are_what_they_say(api):
+    """`k: true` is not k=1 (the library refuses it too), weights with a dense search are not
+    silently dropped, an integer past 64 bits in a filter names its field."""
+    search = "/v1/indexes/tiny/search"
+    assert "k:" in error_of(api.post(search, json={"query": "cat", "k": True}), 422)
+    assert api.post(search, json={"query": "cat", "k": 2.0}).status_code == 200
+    message = error_of(api.post(search, json={"query": "cat", "weights": [1, 1]}), 422)
+    assert "weights" in message and "hybrid" in message and "dense" in message
+    message = error_of(api.post(search, json={"query": "cat", "mode": "bm25",
+                                              "fusion": "rrf"}), 422)
+    assert "fusion" in message and "hybrid" in message
+    message = error_of(api.post(search, json={"query": "cat",
+                                              "filters": {"year": 2 ** 70}}), 422)
+    assert "year" in message

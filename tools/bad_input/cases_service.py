@@ -9,13 +9,14 @@ import json
 import shutil
 from collections.abc import Callable
 
+from . import cases_service_odd
 from .probe import Case, Outcome
 
 KEY = "probe-key-0123456789abcdef"
 _clients: dict[str, object] = {}
 
 
-def _client(ws):
+def service_client(ws):
     key = str(ws.root)
     if key not in _clients:
         from fastapi.testclient import TestClient
@@ -31,32 +32,38 @@ def _client(ws):
 
 
 def request(method: str, path: str, body=None, *, raw: bytes | None = None,
-            key: str | None = KEY) -> Callable[..., Outcome]:
-    """A case runner: one request; its status and error message are the outcome."""
+            key: str | None = KEY, content_type: str | None = "application/json",
+            app=service_client) -> Callable[..., Outcome]:
+    """A case runner: one request; its status and error message are the outcome.
+    `content_type` None sends none; `app(ws)`: the client to send it with."""
 
     def run(ws) -> Outcome:
-        headers = {"content-type": "application/json"}
+        headers = {"content-type": content_type} if content_type else {}
         if key:
             headers["Authorization"] = f"Bearer {key}"
         content = raw if raw is not None else json.dumps(body).encode()
-        response = _client(ws).request(method, path, content=content, headers=headers)
-        code = response.status_code
-        try:
-            payload = response.json()
-        except ValueError:
-            return Outcome(f"HTTP {code}", f"not JSON: {response.text[:100]}", traceback=True,
-                           refused=True, code=code)
-        broken = "Traceback" in response.text or code >= 500
-        if code >= 400:
-            error = payload.get("error") if isinstance(payload, dict) else None
-            if not isinstance(error, dict) or set(error) != {"message", "type"}:
-                return Outcome(f"HTTP {code}", f"not the error shape: {response.text[:100]}",
-                               traceback=True, refused=True, code=code)
-            return Outcome(f"HTTP {code} {error['type']}", error["message"], traceback=broken,
-                           refused=True, code=code)
-        return Outcome(f"HTTP {code}", response.text[:120], traceback=broken, code=code)
+        return answered(app(ws).request(method, path, content=content, headers=headers))
 
     return run
+
+
+def answered(response) -> Outcome:
+    """The outcome of one HTTP answer: its status, and its error's type and message."""
+    code = response.status_code
+    try:
+        payload = response.json()
+    except ValueError:
+        return Outcome(f"HTTP {code}", f"not JSON: {response.text[:100]}", traceback=True,
+                       refused=True, code=code)
+    broken = "Traceback" in response.text or code == 500  # 503, 507: said on purpose
+    if code >= 400:
+        error = payload.get("error") if isinstance(payload, dict) else None
+        if not isinstance(error, dict) or set(error) != {"message", "type"}:
+            return Outcome(f"HTTP {code}", f"not the error shape: {response.text[:100]}",
+                           traceback=True, refused=True, code=code)
+        return Outcome(f"HTTP {code} {error['type']}", error["message"], traceback=broken,
+                       refused=True, code=code)
+    return Outcome(f"HTTP {code}", response.text[:120], traceback=broken, code=code)
 
 
 S = "/v1/indexes/news/search"
@@ -200,4 +207,5 @@ SERVICE = [
     *_cases("any route", [
         ("a route that is not there", request("GET", "/v1/nothing"), 404, "/v1/nothing"),
     ]),
+    *cases_service_odd.cases(_cases, request),
 ]

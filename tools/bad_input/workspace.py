@@ -11,6 +11,8 @@ from pathlib import Path
 from .cases_indexer_documents import FILES as DOCUMENT_FILES
 from .cases_indexer_documents import LINKS
 from .cases_indexer_odd import FILES as ODD_FILES
+from .cases_messages import FILES as MESSAGE_FILES
+from .cases_writes import FILES as WRITE_FILES
 
 DOCS = [
     {"id": "oil-1", "title": "Oil prices", "text": "Crude oil prices rose as OPEC cut output.",
@@ -141,7 +143,8 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        for rel, content in {**FILES, **BEIR, **ODD_FILES, **DOCUMENT_FILES}.items():
+        for rel, content in {**FILES, **BEIR, **ODD_FILES, **WRITE_FILES, **MESSAGE_FILES,
+                             **DOCUMENT_FILES}.items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):

@@ -1,0 +1,140 @@
+"""`Guard`: the pure ASGI middleware around every request. It refuses work past
+`max_concurrent_requests` (a JSON 429 with Retry-After; health, readiness, metrics and the docs
+always answer), answers 413 past `max_body_bytes` (declared or streamed), turns an exception no
+handler took into a JSON 500 (nothing re-raised to print a traceback), counts each request in the
+metrics by route template, and writes one access line."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from starlette.requests import ClientDisconnect
+
+from .errors import error_response, unexpected
+from .metrics import Metrics
+
+access = logging.getLogger("bertscope.service.access")
+
+ALWAYS = frozenset({"/health", "/ready", "/metrics", "/docs", "/redoc", "/openapi.json",
+                    "/docs/oauth2-redirect"})
+DOCS_ASSETS = "/static-offline-docs/"
+OVER_LIMIT = "(over --max-concurrent-requests)"
+
+
+class Guard:
+    def __init__(self, app, *, max_body_bytes: int, max_concurrent: int | None,
+                 metrics: Metrics) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        self.max_concurrent = max_concurrent
+        self.metrics = metrics
+        self.running = 0  # limited requests under way (one event loop: no lock needed)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path = scope["path"]
+        limited = path not in ALWAYS and not path.startswith(DOCS_ASSETS)
+        if limited and self.max_concurrent is not None and self.running >= self.max_concurrent:
+            self.metrics.refused.inc()
+            self.metrics.requests.labels(OVER_LIMIT, scope["method"], "429").inc()
+            return await busy(self.max_concurrent)(scope, receive, send)
+        if limited:
+            self.running += 1
+            self.metrics.in_flight.inc()
+        try:
+            await self._guarded(scope, receive, send)
+        finally:
+            if limited:
+                self.running -= 1
+                self.metrics.in_flight.dec()
+
+    async def _guarded(self, scope, receive, send) -> None:
+        started = time.perf_counter()
+        state = {"status": 500, "sent": False, "too_large": False, "received": 0}
+        limit = self.max_body_bytes
+
+        async def reply(response) -> None:
+            state["status"], state["sent"] = response.status_code, True
+            await response(scope, receive, send)
+
+        async def counted():
+            message = await receive()
+            if message["type"] == "http.request":
+                state["received"] += len(message.get("body", b""))
+                if state["received"] > limit:
+                    state["too_large"] = True
+                    return {"type": "http.disconnect"}  # the app stops reading here
+            return message
+
+        async def tracked(message) -> None:
+            if state["too_large"]:
+                if not state["sent"]:
+                    await reply(too_large(limit))
+                return  # the app's own answer to a cut body is replaced by the 413
+            if message["type"] == "http.response.start":
+                state["status"], state["sent"] = message["status"], True
+            await send(message)
+
+        try:
+            declared = _content_length(scope)
+            if declared is not None and declared > limit:
+                await reply(too_large(limit))
+            else:
+                await self.app(scope, counted, tracked)
+                if state["too_large"] and not state["sent"]:
+                    await reply(too_large(limit))
+        except ClientDisconnect:
+            if state["too_large"] and not state["sent"]:
+                await reply(too_large(limit))
+            elif not state["sent"]:
+                state["status"] = 499  # the client left (or its body timed out): no answer
+        except Exception as exc:  # noqa: BLE001 - the one place an unexpected error ends
+            if state["too_large"] and not state["sent"]:
+                await reply(too_large(limit))
+            elif not state["sent"]:
+                await reply(unexpected(exc, scope["method"], scope["path"]))
+            else:
+                unexpected(exc, scope["method"], scope["path"])
+        finally:
+            elapsed = time.perf_counter() - started
+            route = _route_of(scope)
+            self.metrics.requests.labels(route, scope["method"], str(state["status"])).inc()
+            self.metrics.seconds.labels(route, scope["method"]).observe(elapsed)
+            client = scope.get("client") or ("-", 0)
+            access.info('%s "%s %s" %d %.1fms', client[0], scope["method"], scope["path"],
+                        state["status"], elapsed * 1000)
+
+
+def _route_of(scope) -> str:
+    """The metrics' route label: the route's template, never the raw path of an API route
+    (index names would make a label each)."""
+    route = getattr(scope.get("route"), "path", None)
+    if route:
+        return route
+    path = scope["path"]
+    if path in ALWAYS:
+        return path
+    return DOCS_ASSETS.rstrip("/") if path.startswith(DOCS_ASSETS) else "unmatched"
+
+
+def too_large(limit: int):
+    return error_response(413, f"request body over the limit of {limit} bytes "
+                               "(max_body_bytes); send fewer or shorter texts per request")
+
+
+def busy(limit: int):
+    return error_response(429, f"the server is answering {limit} requests already "
+                               "(--max-concurrent-requests); retry after the Retry-After "
+                               "seconds", "rate_limit_error", headers={"Retry-After": "1"})
+
+
+def _content_length(scope) -> int | None:
+    for key, value in scope.get("headers", ()):
+        if key == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
