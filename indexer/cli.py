@@ -1,5 +1,5 @@
-"""The batch CLI: build | rebuild | search | info | add | delete | compact | eval | default |
-migrate.
+"""The batch CLI: build | rebuild | search | info | export | add | delete | compact | eval |
+default | migrate.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
 Exit status: 0 done; 1 error, nothing changed; 2 bad flags (argparse); 3 partly done and saved
@@ -121,6 +121,13 @@ def cmd_info(args) -> int:
     st = SemanticIndex.open(args.index).stats().to_dict()
     st["skipped"] = f"{len(st['skipped'])} rows (see manifest.json)"
     print(json.dumps(st, indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .export import export_documents
+
+    print(json.dumps(export_documents(args.index, args.out), ensure_ascii=False))
     return 0
 
 
@@ -254,7 +261,7 @@ def cmd_migrate(args) -> int:
 
 COMMANDS = {"build": cmd_build, "rebuild": cmd_rebuild, "search": cmd_search, "info": cmd_info,
             "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact, "eval": cmd_eval,
-            "default": cmd_default, "migrate": cmd_migrate}
+            "default": cmd_default, "migrate": cmd_migrate, "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

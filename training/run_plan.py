@@ -27,7 +27,8 @@ KIND_TEXT = {
     "scored": "scored pairs (sentence1, sentence2, a similarity score)",
     "binary": "binary pairs (sentence1, sentence2, a 0/1 label)",
     "nli": "NLI pairs (premise, hypothesis, entailment / neutral / contradiction)",
-    "triplet": "triplets (anchor, positive, hard negative)",
+    "triplet": "retrieval pairs (anchor, positive, and an optional hard negative; the other "
+               "rows of a batch are negatives too)",
 }
 HOLD_OUT_SUFFIXES = (".jsonl", ".json")  # what `holdout` splits
 SCORED_KINDS = ("scored", "binary")  # what a dev set scores (Spearman of cosine)
