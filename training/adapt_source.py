@@ -38,7 +38,7 @@ def index_documents(index: str | Path, scratch: Path) -> Source:
 
 
 def corpus_documents(path: str | Path) -> Source:
-    docs = _read(Path(path), f"--corpus {path}", CorpusOptions())
+    docs = _read(Path(path), f"--corpus {path}", _Options())
     return Source(docs, f"{path} ({len(docs):,} documents)", None)
 
 
@@ -51,8 +51,7 @@ class _Options(CorpusOptions):
 
 
 def _read(path: Path, label: str, options: CorpusOptions | None = None) -> list:
-    given = options or CorpusOptions(id_field="id")
-    options = _Options(**{f: getattr(given, f) for f in given.__dataclass_fields__})
+    options = options or _Options(id_field="id")  # what `indexer export` writes
     try:
         report = read_corpus(path, options)
     except CorpusError as exc:
