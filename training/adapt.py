@@ -59,6 +59,9 @@ class AdaptResult:
     def lines(self) -> list[str]:
         r = self.record
         pairs = ", ".join(f"{n:,} {s}" for s, n in r["pairs"].items())
+        if not r["check"]["queries"]:
+            return [f"documents: {r['source']}; too few to hold any out for a check, all "
+                    f"trained on ({pairs} pairs)", r["verdict"]["text"]]
         return [
             f"documents: {r['source']}; {r['check']['documents']:,} held out for the check, "
             f"the rest gave {pairs} pairs",

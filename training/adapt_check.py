@@ -103,6 +103,8 @@ def check_set(docs: Sequence, *, seed: int = 42, size: int = PASSAGE_WORDS) -> C
 def score(encode: Encode, check: CheckSet, *, k: int = 10) -> CheckScores:
     """Each query searched over every passage (exact cosine); a document scores by its best."""
     qids = list(check.queries)
+    if not qids:  # too few documents to hold any out: nothing to score (the verdict says so)
+        return CheckScores(0.0, 0.0, {})
     q = encode([check.queries[i] for i in qids], "query")
     p = encode([t for _, t in check.passages], "passage")
     sims = q @ p.T  # (queries, passages)

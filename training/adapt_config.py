@@ -51,3 +51,6 @@ def check_adapt_config(config: AdaptConfig) -> None:
                             f"the batch), got {config.batch_size}")
 
 
+
+# what a page says before anyone clicks (filled from the timing in training/README.md)
+MEASURED_TIME = ("Time: not yet measured on this machine.")

@@ -77,6 +77,13 @@ def recipe_about(path: str | Path) -> str:
     return about if isinstance(about, str) else ""
 
 
+def missing_recipe_data(path: str | Path, data: str | Path) -> list:
+    """The data sets recipe `path` names that data root `data` lacks (`recipe_data.DataSet`s)."""
+    from .recipe_data import missing_data
+
+    return missing_data(read_recipe_file(path), str(path), data)
+
+
 def check_recipe(path: str | Path, data: str | Path | None = None) -> Recipe:
     """The recipe loaded against data root `data` (writes nothing); raises `TrainingError`
     naming what is missing (a file under the data root, a bad value)."""
