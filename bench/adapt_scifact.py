@@ -140,6 +140,8 @@ def table(folder: Path, carry: Path, name: str, out: Path) -> None:
     rows = []
     for variant in dict.fromkeys(r["variant"] for r in runs):
         mine = [r for r in runs if r["variant"] == variant]
+        if variant == "base":  # no training: every run of it is the same encoding
+            mine = mine[:1]
         per_seed = []
         for r in mine:
             d = dense[(variant, r["seed"])]
@@ -172,9 +174,11 @@ def report(results: dict) -> str:
     base = next(r for r in rows if r["variant"] == "base")["mean"]
     lines = [f"# Label-free adaptation of minilm on SciFact: pair sources "
              f"({meta['documents']} documents, {meta['chunks']} chunks)", "",
-             f"Trained on {meta['device']} ({meta.get('gpu')}, torch {meta['torch']}): "
-             "nDCG figures do not depend on the hardware beyond its nondeterminism; training "
-             "times on 2 CPU cores are in the note below the table.", "",
+             f"Trained and encoded on {meta['device']} ({meta.get('gpu') or 'CPU'}, torch "
+             f"{meta['torch']}) by bench/adapt_sweep.py; scored here. nDCG figures do not "
+             "depend on the hardware beyond its nondeterminism. What the default costs on 2 CPU "
+             "cores, and its figures from the product's own `python -m training adapt`: "
+             "adapt_scifact-cpu.md.", "",
              "| pair source | seeds | self-check nDCG@10 (held-out documents, pseudo-queries) | "
              "its verdict | dense, select (647 q) | dense, held-out (162 q) | hybrid, select | "
              "hybrid, held-out | pairs | steps |",

@@ -202,10 +202,12 @@ def top_documents(q: np.ndarray, c: np.ndarray, owners: list[int]) -> list[list]
     return out
 
 
-def save(out: Path, results: dict, seed: int) -> None:
-    """One file per seed (each under the 16 MB a device run may send back)."""
+def save(out: Path, results: dict, seed: int, tag: str = "") -> None:
+    """One file per seed (each under the 16 MB a device run may send back), and per given
+    model folder (`tag`)."""
     mine = {**results, "runs": [r for r in results["runs"] if r["seed"] == seed]}
-    with gzip.open(out / f"adapt_sweep-{seed}.json.gz", "wt", encoding="utf-8") as f:
+    name = f"adapt_sweep-{seed}{'-' + tag if tag else ''}.json.gz"
+    with gzip.open(out / name, "wt", encoding="utf-8") as f:
         json.dump(mine, f)
 
 
@@ -219,6 +221,9 @@ def main() -> int:
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--limit-docs", type=int, help="a small slice, for a trial run")
     p.add_argument("--cap-steps", type=int, help="at most this many steps a stage (a trial)")
+    p.add_argument("--model-dir", help="score this model folder as it is (no training): e.g. "
+                   "one `python -m training adapt` made; its row is named --name")
+    p.add_argument("--name", default="given model")
     args = p.parse_args()
     data, out = Path(args.data), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -251,18 +256,23 @@ def main() -> int:
           f"{len(qids)} queries, check {check.to_dict()}", flush=True)
     pair_cache: dict = {}
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    tag = ""
+    if args.model_dir:
+        VARIANTS[args.name] = []
+        variants = [args.name]
+        tag = "".join(c if c.isalnum() else "-" for c in args.name)
     seeds = [int(s) for s in args.seeds.split(",")]
     base_check = None
     for seed in seeds:
         for name in variants:
-            if name == "base" and seed != seeds[0]:
+            if not VARIANTS[name] and seed != seeds[0]:
                 continue
             if time.perf_counter() - started > args.budget_s:
                 print(f"budget spent: {name} seed {seed} not run", flush=True)
                 continue
             t0 = time.perf_counter()
             torch.manual_seed(seed)
-            enc = Encoder(data / "model", args.device)
+            enc = Encoder(Path(args.model_dir) if args.model_dir else data / "model", args.device)
             stages = []
             for loss, sources, epochs, lr, max_steps in VARIANTS[name]:
                 s0 = time.perf_counter()
@@ -301,13 +311,13 @@ def main() -> int:
             results["runs"].append(run)
             print(f"{name} seed {seed}: {stages} check {scores.to_dict()} "
                   f"{run['total_s']} s", flush=True)
-            save(out, results, seed)
+            save(out, results, seed, tag)
             del enc
             if args.device == "cuda":
                 torch.cuda.empty_cache()
     results["wall_s"] = round(time.perf_counter() - started, 1)
     for seed in seeds:
-        save(out, results, seed)
+        save(out, results, seed, tag)
     print(f"done in {results['wall_s']} s", flush=True)
     return 0
 

@@ -64,6 +64,31 @@ def offer_chinese_index(config: AppConfig) -> None:
         st.rerun()
 
 
+def offer_a_reader(config: AppConfig, query: str, current: str) -> None:
+    """Under the Search page's "this model cannot read the query" warning, the action that
+    fixes it, from what this server has: for Chinese, searching the Chinese default index (its
+    model reads Chinese) where it is built, else the button that builds it; for another script,
+    what does read it (BM25 matches the words as written; an index of a model that reads it)."""
+    from indexer.default import default_corpus
+
+    corpus = default_corpus(LANG)
+    if not _chinese(query):
+        st.caption("Lexical search (BM25) matches this query's words as written. For meaning, "
+                   "search an index built with a model that reads this script: "
+                   "e5-multilingual reads about 100 languages (the Index page builds one).")
+        return
+    if (config.index_root / corpus.folder / "manifest.json").is_file():
+        if current != corpus.folder:
+            st.button(f"Search {corpus.folder} instead ({corpus.model} reads Chinese)",
+                      key="search-use-zh", type="primary",
+                      on_click=lambda: st.session_state.update({"search-index": corpus.folder}))
+        return
+    st.caption("No index here is built with a model that reads Chinese. Lexical search (BM25, "
+               "with jieba's Chinese words) works on this one; for meaning, build the Chinese "
+               "default index:")
+    offer_chinese_index(config)
+
+
 def usages_index(names: list[str], word: str, config: AppConfig) -> str:
     """The index a word's other uses are looked up in first: the Chinese default one for a
     word with Chinese characters where it exists, else the default index."""
