@@ -135,7 +135,8 @@ def test_two_runs_one_cancelled_then_adapt_reindex_and_compare(page, folders):
     from indexer import SemanticIndex
 
     root = folders["BERTSCOPE_INDEX_ROOT"]
-    before, after = SemanticIndex.open(root / INDEX), SemanticIndex.open(root / f"{INDEX}-{ADAPTED}")
+    before = SemanticIndex.open(root / INDEX)
+    after = SemanticIndex.open(root / f"{INDEX}-{ADAPTED}")
     assert after.stats().chunks == before.stats().chunks  # the same chunks side by side
 
     compare.click()

@@ -46,7 +46,8 @@ def test_titles_that_say_nothing_new_make_no_pair():
     assert own_title(doc(0, "Cheap solar power")) == "Cheap solar power"
     assert sections(doc(0, text="no headings here", section="Intro part")) == [
         ("Intro part", "no headings here")]
-    assert sentences("第一句。第二句！Third one. fourth") == ["第一句。", "第二句！", "Third one. fourth"]
+    assert sentences("第一句。第二句！Third one. fourth") == [
+        "第一句。", "第二句！", "Third one. fourth"]
 
 
 def test_a_limit_is_shared_evenly_and_the_draw_is_seeded():
