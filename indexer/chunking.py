@@ -142,3 +142,23 @@ def _fit(encoder, doc, offsets, prefix: str, size: int, overlap: int) -> list[Ch
             return [Chunk(doc.id, i, s, e, doc.text[s:e], enc)
                     for i, ((s, e), enc) in enumerate(zip(spans, encoded, strict=True))]
         size -= max(1, max(lengths) - encoder.max_length)
+
+
+def chunks_from_spans(encoder, documents, spans, config: ChunkingConfig) -> list[Chunk]:
+    """The chunks of `documents` at the character `spans` another index chose ({doc_id:
+    [(start, end), ...]}: a re-index keeps its source's chunking), each with the title prefix
+    `encoder` puts before it. A span may be longer than `encoder` reads: it is kept whole (see
+    `too_long`)."""
+    budget = _budget(encoder, config)
+    chunks: list[Chunk] = []
+    for doc in documents:
+        prefix = (_title_prefix(encoder, doc.title, budget)[0] if config.title_in_chunk else "")
+        chunks.extend(Chunk(doc.id, no, s, e, doc.text[s:e], prefix + doc.text[s:e])
+                      for no, (s, e) in enumerate(spans[doc.id]))
+    return chunks
+
+
+def too_long(encoder, chunks: Sequence[Chunk]) -> int:
+    """How many of `chunks` hold more tokens than `encoder` reads (it sees their start only)."""
+    lengths = encoder.token_lengths([c.encoded for c in chunks], prompt="passage")
+    return sum(n > encoder.max_length for n in lengths)

@@ -44,8 +44,7 @@ def add_documents(name: str, body: DocumentsRequest, request: Request) -> dict:
     check_count(len(body.documents), svc.config.limits.max_documents, "documents",
                 "max_documents")
     docs = [d.model_dump() for d in body.documents]  # the library checks each as its own
-    with svc.indexes.write_lock(name):
-        index = svc.indexes.fresh(name)
+    with svc.indexes.write_lock(name), svc.indexes.fresh(name) as index:
         if not body.replace:
             ids = [d["id"] for d in docs]
             missing = set(index.missing(ids))
@@ -56,7 +55,8 @@ def add_documents(name: str, body: DocumentsRequest, request: Request) -> dict:
                                     "written; send replace: true to replace them")
         chunks = index.upsert(docs) if body.replace else index.add(docs)
         index.save()
-    return {"documents": len(docs), "chunks": chunks, "version": index.stats().version}
+        version = index.stats().version
+    return {"documents": len(docs), "chunks": chunks, "version": version}
 
 
 @router.delete("/v1/indexes/{name}/documents")
@@ -65,9 +65,9 @@ def delete_documents(name: str, body: DeleteRequest, request: Request) -> dict:
     svc = service_of(request)
     check_count(len(body.ids), svc.config.limits.max_documents, "ids", "max_documents")
     check_given(body.ids, "ids", fix="give the id of each document to delete")
-    with svc.indexes.write_lock(name):
-        index = svc.indexes.fresh(name)
+    with svc.indexes.write_lock(name), svc.indexes.fresh(name) as index:
         missing = index.missing(body.ids)
         deleted = index.delete(body.ids)
         index.save()
-    return {"deleted": deleted, "missing": missing, "version": index.stats().version}
+        version = index.stats().version
+    return {"deleted": deleted, "missing": missing, "version": version}

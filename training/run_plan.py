@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common.home import REPO, bertscope_home
+from common import shipped_folder
+from common.home import bertscope_home
 
 from .config import FitConfig
 from .data import load_pairs
@@ -18,7 +19,7 @@ from .holdout import HoldoutSpec, materialise
 from .recipe import Recipe, load_recipe, read_recipe_file
 from .settings import BY_FIELD, setting_flags
 
-RECIPES = REPO / "recipes"
+RECIPES = shipped_folder("recipes")  # the checkout's, or where a wheel installed them
 # what a page offers to change; the rest (prompt, checkpoints, progress) stays as given
 PAGE_SETTINGS = ("pooling", "max_seq_length", "batch_size", "learning_rate", "warmup_ratio",
                  "weight_decay", "eval_steps", "logging_steps", "seed", "max_rows",

@@ -18,7 +18,6 @@ st.set_page_config(page_title="Index · BERTScope", layout="wide")
 st.title("Indexes")
 load_libraries()
 from indexer import PRESETS, build_index  # noqa: E402  (after the title: see appkit/startup.py)
-from indexer.milvus import is_milvus  # noqa: E402
 
 config = AppConfig.from_env()
 
@@ -35,7 +34,7 @@ if index is not None:
     cols = st.columns(4)
     cols[0].metric("Documents", f"{stats.documents:,}")
     cols[1].metric("Chunks", f"{stats.chunks:,}")
-    if is_milvus(stats.path):  # its size is Milvus's to know
+    if stats.store == "milvus":  # its size is Milvus's to know
         cols[2].metric("Stored in", "Milvus", help=stats.path)
     else:
         cols[2].metric("Size on disk", f"{stats.size_bytes / 2**20:,.1f} MB")

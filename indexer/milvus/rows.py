@@ -16,16 +16,37 @@ from ..chunking import Chunk
 from ..documents import Document
 from .schema import ID_BYTES, PART_CHARS, PLACEHOLDER, TEXT_BYTES
 
-APOSTROPHES = str.maketrans({"'": "_", "’": "_"})  # "don't" stays one \w+ token for Milvus
+# Milvus's analyzer splits words at apostrophes, so a token such as "don't" is stored with its
+# apostrophe as word characters: ' as "_", ’ as "__" (common.lexical's tokens hold no "_", so
+# this reads back exactly). Indexes written before `TOKEN_ENCODING` 2 stored both as "_".
+TOKEN_ENCODING = 2
+_ENCODE = {1: str.maketrans({"'": "_", "’": "_"}), 2: {ord("'"): "_", ord("’"): "__"}}
 
 
 def chunk_id(doc_id: str, chunk_no: int) -> int:
     return xxhash.xxh64_intdigest(f"{doc_id}\x00{chunk_no}".encode()) & (2**63 - 1)
 
 
-def token_text(text: str) -> str:
+def encode_tokens(tokens: str, encoding: int = TOKEN_ENCODING) -> str:
+    """BM25 tokens joined by spaces (common.lexical's) as Milvus stores them."""
+    return tokens.translate(_ENCODE[encoding])
+
+
+def stored_tokens(text: str, encoding: int) -> str:
+    """Stored tokens back as common.lexical wrote them (lossy for encoding 1: ’ reads as ')."""
+    if encoding >= 2:
+        text = text.replace("__", "’")
+    return text.replace("_", "'")
+
+
+def token_text(text: str, encoding: int = TOKEN_ENCODING) -> str:
     """`text`'s BM25 tokens (common.lexical's) as one string Milvus's analyzer splits back."""
-    return " ".join(tokenize(text)).translate(APOSTROPHES)
+    return encode_tokens(" ".join(tokenize(text)), encoding)
+
+
+def token_encoding(manifest: dict) -> int:
+    """How an index's stored tokens are written (1 for indexes that predate the record)."""
+    return int(manifest.get("token_encoding", 1))
 
 
 def _fits(value: str, limit: int, what: str, doc_id: str) -> str:
@@ -37,9 +58,9 @@ def _fits(value: str, limit: int, what: str, doc_id: str) -> str:
 
 
 def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequence[Chunk],
-               vectors: np.ndarray) -> list[dict]:
+               vectors: np.ndarray, encoding: int = TOKEN_ENCODING) -> list[dict]:
     """The rows of `chunks` (their documents among `docs`: a list, or {id: Document} for a
-    build that makes its rows a batch at a time)."""
+    build that makes its rows a batch at a time); tokens written in `encoding`."""
     by_id = docs if isinstance(docs, Mapping) else {d.id: d for d in docs}
     rows = []
     for chunk, vector in zip(chunks, vectors, strict=True):
@@ -50,8 +71,8 @@ def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequen
                      "char_end": chunk.end,
                      "title": _fits(doc.title, TEXT_BYTES, "title", doc.id),
                      "text": _fits(text, TEXT_BYTES, "chunk text", doc.id),
-                     "tokens": _fits(token_text(chunk.encoded), TEXT_BYTES, "chunk tokens",
-                                     doc.id),
+                     "tokens": _fits(token_text(chunk.encoded, encoding), TEXT_BYTES,
+                                     "chunk tokens", doc.id),
                      "vector": vector.tolist(), "metadata": doc.metadata})
     return rows
 

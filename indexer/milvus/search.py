@@ -27,7 +27,8 @@ Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 class MilvusSearcher:
     def __init__(self, client, collection: str, spec: Spec,
                  encode: Callable[[list[str]], np.ndarray],
-                 field_types: Callable[[], dict[str, str]], bm25_k1: float) -> None:
+                 field_types: Callable[[], dict[str, str]], bm25_k1: float,
+                 token_encoding: int) -> None:
         self.client = client
         # Milvus scores BM25 with Lucene's old (k1 + 1) factor, bm25s (the folder store) without
         # it: divided out, the scores are the folder store's on the same statistics
@@ -36,6 +37,7 @@ class MilvusSearcher:
         self.spec = spec
         self._encode = encode
         self._field_types = field_types
+        self._token_encoding = token_encoding
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
                filter: dict[str, Any] | None, per_chunk: bool, rrf_k: int,  # noqa: A002
@@ -106,7 +108,7 @@ class MilvusSearcher:
 
     def _lexical(self, queries, want, per_chunk, expr, rows,
                  fields: list[str] = HIT_FIELDS) -> list[Ranked]:
-        texts = [token_text(q) for q in queries]
+        texts = [token_text(q, self._token_encoding) for q in queries]
         asked = [i for i, t in enumerate(texts) if t]  # only stop words: nothing to match
         out: list[Ranked] = [[] for _ in queries]
         if asked:

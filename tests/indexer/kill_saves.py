@@ -12,10 +12,11 @@ import signal
 import sys
 from pathlib import Path
 
+import indexer.index_writes
+
 import common.atomic
 import indexer.changes
 import indexer.index
-import indexer.index_writes
 import indexer.store.publishing
 from indexer import SemanticIndex
 
