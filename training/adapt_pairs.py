@@ -29,6 +29,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[。！？�
 _WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|\w+")  # a CJK character counts as a word
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _METADATA_HEADINGS = ("section", "heading")
+_FILE_NAME = re.compile(r"^\S*[/\\]\S*$|\.(md|txt|pdf|html?|docx?|rst|csv|jsonl?)$",
+                        re.IGNORECASE)  # a path without spaces, or a name ending as a file's
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,9 @@ def passages(text: str, size: int = PASSAGE_WORDS) -> list[str]:
 
 def own_title(doc) -> str:
     """The document's title where it says something the text does not start with (a title the
-    reader fell back to, such as the id or the text's own opening, is no pair)."""
+    reader fell back to, such as the id, a file name or the text's own opening, is no pair)."""
     title = " ".join((doc.title or "").split())
-    if words(title) < 2 or title == doc.id:
+    if words(title) < 2 or title == doc.id or _FILE_NAME.search(title):
         return ""
     return "" if " ".join(doc.text.split()).startswith(title) else title
 

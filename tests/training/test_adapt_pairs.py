@@ -43,6 +43,9 @@ def test_titles_that_say_nothing_new_make_no_pair():
     assert own_title(doc(0, "Solar panels turn light into power.")) == ""  # the text's opening
     assert own_title(doc(0, "d0")) == ""  # the id, as a reader falls back to
     assert own_title(doc(0, "Report")) == ""  # one word: a file name, not a title
+    assert own_title(doc(0, "notes/solar panels.md")) == ""  # a path, as folder corpora have
+    assert own_title(doc(0, "reports/2024/solar")) == ""
+    assert own_title(doc(0, "HIV/AIDS care in rural clinics")) != ""  # a slash in a title
     assert own_title(doc(0, "Cheap solar power")) == "Cheap solar power"
     assert sections(doc(0, text="no headings here", section="Intro part")) == [
         ("Intro part", "no headings here")]
