@@ -168,7 +168,8 @@ def offer_reindex(runner: JobRunner, run: Path, config: AppConfig, job: Job,
     first = label(Path(adapted), config.index_root) if adapted else config.default_index
     source = st.selectbox("Index to re-index", names, key=f"train-reindex-source-{job.id}",
                           index=default_position(names, first))
-    out = config.index_root / f"{Path(source).name}-{run.name}"
+    base = Path(source).name  # a run named after its index (bbc-news-adapted) names the copy
+    out = config.index_root / (run.name if run.name.startswith(base) else f"{base}-{run.name}")
     st.caption(f"Its documents, metadata and chunks (the same spans) encoded again with "
                f"{run.name} into {out} (a job: `python -m indexer rebuild`); the index itself "
                "is only read.")

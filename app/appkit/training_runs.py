@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from common.jobs import Job, JobRunner, JobState, duration, progress_text
+from common.jobs import Job, JobRunner, JobState, duration
 
 from .config import AppConfig
 from .training_run import JOB_KEY, all_runs, show_run
@@ -18,10 +18,9 @@ from .training_run import JOB_KEY, all_runs, show_run
 
 def result_text(job: Job) -> str:
     """What the run gave, in a few words: dev scores, the adaptation's check, or where it is."""
-    if job.state is JobState.RUNNING:
-        return progress_text(job.progress) if job.progress else "starting"
-    if job.state is JobState.QUEUED:
-        return "waiting for the job ahead"
+    if job.active:  # the table is drawn once; the run's own section below redraws live
+        return "running: its progress is in its section below" \
+            if job.state is JobState.RUNNING else "queued behind the job ahead"
     if job.state is not JobState.DONE:
         return job.status.message or job.state.value
     from training.adapt import read_adapt
@@ -32,6 +31,8 @@ def result_text(job: Job) -> str:
         record = read_adapt(run)
         if record is None:
             return "no check recorded"
+        if not record["check"]["queries"]:
+            return "no check: too few documents to hold any out"
         word = "better" if record["verdict"]["better"] else "no measured gain"
         return (f"check nDCG@10 {record['before']['ndcg@10']:.4f} → "
                 f"{record['after']['ndcg@10']:.4f} ({word})")
@@ -48,7 +49,7 @@ def runs_table(runs: list[Job]) -> pd.DataFrame:
         "what": "adapt (no labels)" if j.spec.kind == "adapt" else "fine-tune",
         "state": j.state.value,
         "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(j.created)),
-        "took": duration(j.seconds) if j.seconds is not None else "",
+        "took": duration(j.seconds) if j.seconds is not None and not j.active else "",
         "result": result_text(j),
     } for j in runs])
 
