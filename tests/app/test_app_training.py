@@ -312,7 +312,7 @@ def test_every_run_is_listed_and_the_models_page_points_at_the_unfinished(env, t
 def test_a_refused_setting_is_said_next_to_its_field_and_nothing_starts(env):
     at = on_data_file(training_page(), PAIRS)
     at.text_input(key="train-epochs").set_value("-1").run()
-    assert texts(at.error)[0] == "epochs: must be > 0, got -1.0"
+    assert texts(at.error)[0] == "epochs: must be > 0 and <= 1000, got -1.0"
     assert at.button(key="train-start").disabled
     at.text_input(key="train-epochs").set_value("two").run()
     assert texts(at.error)[0] == "epochs: 'two' is not a number"
