@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .documents import Document
 
@@ -26,8 +27,10 @@ CREATE TABLE IF NOT EXISTS info(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:
-    """A connection to a published (immutable) store file."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    """A connection to a published (immutable) store file (its path quoted into the URI: a
+    folder named `Q&A #3?` is a path, not a query)."""
+    uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro&immutable=1"
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
     conn.execute("SELECT count(*) FROM documents").fetchone()  # fails early on a damaged file
     return conn
 

@@ -96,8 +96,14 @@ def locate(target: str | Path | IndexLocation, *, role: str = "index path") -> I
     (Milvus), else a folder path. `role` names the argument in errors."""
     if isinstance(target, IndexLocation):
         return target
-    from .milvus.address import milvus_target
+    from .milvus.address import EXAMPLE, milvus_target
 
+    if isinstance(target, str) and target.lower().startswith("milvus:") \
+            and not target.startswith("milvus://"):
+        from .errors import IndexerError
+
+        raise IndexerError(f"{role} {target[:80]!r} looks like a Milvus address without its "
+                           f"'//': write milvus://…, e.g. {EXAMPLE}")
     address = milvus_target(target)
     if address is not None:
         from .milvus.location import MilvusLocation

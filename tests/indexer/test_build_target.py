@@ -160,3 +160,12 @@ def test_a_failed_rebuild_leaves_the_index_and_no_debris(flat_index, tiny_encode
     monkeypatch.undo()
     build_index(docs[:5], flat_index, model=tiny_encoder, shard_size=10_000)
     assert not _private(flat_index) and len(SemanticIndex.open(flat_index)) == 5
+
+
+def test_a_folder_named_like_a_uri_is_a_folder(tmp_path, tiny_encoder, docs):
+    """SQLite opens a published store by URI: `?`, `#` and `%` in the folder's name are quoted
+    (unquoted, `Q&A #3? 100%` opened a file cut at the `?` and found no tables)."""
+    out = tmp_path / "Q&A #3? 100%" / "idx"
+    build_index(docs[:5], out, model=tiny_encoder, preset="flat")
+    index = SemanticIndex.open(out, encoder=tiny_encoder)
+    assert len(index) == 5 and index.search("cats purr", k=1)

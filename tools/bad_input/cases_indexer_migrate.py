@@ -1,5 +1,5 @@
-"""Bad inputs to `python -m indexer migrate SRC DST` (a folder index and a `milvus://` address,
-either way round)."""
+"""Bad inputs to `python -m indexer migrate SRC DST` (folder indexes and `milvus://` addresses,
+any way round)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def migrate_cases(r: Callable[..., Case]) -> list[Case]:
         r("SRC a Milvus collection that does not exist", "milvus://{W}/none.db?collection=idx",
           "{W}/o"),
         r("DST the source folder itself", "{W}/idx", "{W}/idx"),
-        r("DST a folder, SRC a folder (no Milvus side)", "{W}/idx", "{W}/o"),
+        r("DST a folder, SRC a folder (a copy within one store)", "{W}/idx", "{W}/o",
+          expect=0, note="copied as stored and verified, as between stores"),
         r("DST an empty string", "{W}/idx", ""),
         r("DST an address without ?collection=", "{W}/idx", "milvus://{W}/m.db"),
         r("DST an empty collection name", "{W}/idx", "milvus://{W}/m.db?collection="),
