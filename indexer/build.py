@@ -99,6 +99,7 @@ def build_index(
     report_progress(BuildProgress("read", 1, 1))
     stages = {"read_s": time.perf_counter() - clock}
     if not isinstance(model, Encoder):
+        report_progress(BuildProgress("load", 0, 0))  # a first use exports the model: minutes
         enc = load_encoder(model, backend=backend)  # may fall back to torch, saying why
     elif backend not in (AUTO, model.backend):
         raise ValueError(f"backend={backend!r}, but the encoder given runs on {model.backend!r}: "

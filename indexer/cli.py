@@ -1,4 +1,4 @@
-"""The batch CLI: build | sync | rebuild | search | info | add | delete | compact | eval |
+"""The batch CLI: build | sync | rebuild | search | info | export | add | delete | compact | eval |
 default | migrate.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
@@ -144,6 +144,13 @@ def cmd_info(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from .export import export_documents
+
+    print(json.dumps(export_documents(args.index, args.out), ensure_ascii=False))
+    return 0
+
+
 def cmd_add(args) -> int:
     from .corpus import read_corpus
     from .index import SemanticIndex
@@ -274,7 +281,8 @@ def cmd_migrate(args) -> int:
 
 COMMANDS = {"build": cmd_build, "sync": cmd_sync, "rebuild": cmd_rebuild, "search": cmd_search,
             "info": cmd_info, "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact,
-            "eval": cmd_eval, "default": cmd_default, "migrate": cmd_migrate}
+            "eval": cmd_eval, "default": cmd_default, "migrate": cmd_migrate,
+            "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -134,6 +134,10 @@ def parser() -> argparse.ArgumentParser:
 
     sub.add_parser("info", help="print an index's stats").add_argument("index")
 
+    x = sub.add_parser("export", help="write an index's documents as a JSON-lines corpus")
+    x.add_argument("index")
+    x.add_argument("--out", required=True, help="the .jsonl file to write")
+
     a = sub.add_parser("add", help="add or replace documents (upsert by id)")
     a.add_argument("index")
     corpus_args(a)

@@ -29,11 +29,12 @@ from .losses import get_loss
 from .recipe_checks import Checker as _Checker
 from .recipe_checks import existing as _existing
 from .recipe_cv import CrossValidation, cross_validation
+from .recipe_data import recipe_data
 from .settings import RECIPE_SETTINGS, STAGE_SETTINGS, TASK_MAX_ROWS
 
 CV_TRAIN = "cv:train"  # in a cross-validation recipe: the triplets of the training folds
 
-TOP_KEYS = {"recipe", "about", "holdout", "stages", "dev", "report", "cross_validation",
+TOP_KEYS = {"recipe", "about", "data", "holdout", "stages", "dev", "report", "cross_validation",
             *(s.key for s in RECIPE_SETTINGS)}
 STAGE_KEYS = {"name", "train", "max_rows", "tasks", "about", "loss", *STAGE_SETTINGS}
 TASK_KEYS = {"train", "loss", "max_rows"}
@@ -94,6 +95,7 @@ def load_recipe(
     v = _Checker(Path(path))
     v.keys(raw, TOP_KEYS, "")
     name = v.typed(raw, "recipe", (str,), "", required=True)
+    recipe_data(raw, str(path))  # the data sets it names: name, hub id, licence, files
     settings = {s.field: v.ruled(raw, s.key, s.rule, "", required=s.required)
                 for s in RECIPE_SETTINGS if s.required or s.key in raw}
     root = data_root(data)

@@ -28,7 +28,8 @@ KIND_TEXT = {
     "scored": "scored pairs (sentence1, sentence2, a similarity score)",
     "binary": "binary pairs (sentence1, sentence2, a 0/1 label)",
     "nli": "NLI pairs (premise, hypothesis, entailment / neutral / contradiction)",
-    "triplet": "triplets (anchor, positive, hard negative)",
+    "triplet": "retrieval pairs (anchor, positive, and an optional hard negative; the other "
+               "rows of a batch are negatives too)",
 }
 HOLD_OUT_SUFFIXES = (".jsonl", ".json")  # what `holdout` splits
 SCORED_KINDS = ("scored", "binary")  # what a dev set scores (Spearman of cosine)
@@ -75,6 +76,13 @@ def recipe_about(path: str | Path) -> str:
     """The recipe's own `about` text ("" where it has none)."""
     about = read_recipe_file(path).get("about", "")
     return about if isinstance(about, str) else ""
+
+
+def missing_recipe_data(path: str | Path, data: str | Path) -> list:
+    """The data sets recipe `path` names that data root `data` lacks (`recipe_data.DataSet`s)."""
+    from .recipe_data import missing_data
+
+    return missing_data(read_recipe_file(path), str(path), data)
 
 
 def check_recipe(path: str | Path, data: str | Path | None = None) -> Recipe:

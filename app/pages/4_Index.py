@@ -101,8 +101,11 @@ bar = ProgressBar("Building", start=loading_message(options[model_label]),
                   estimate=False)  # stages give their own
 
 
+STAGES = {"load": "loading the model (a first use exports it)"}
+
+
 def show(p) -> None:
-    bar(p.done, p.total, label=p.stage, eta_s=p.eta_s)
+    bar(p.done, p.total, label=STAGES.get(p.stage, p.stage), eta_s=p.eta_s)
 
 
 with st.spinner(f"Building {out_name}…"), removed_after(uploaded):

@@ -231,8 +231,12 @@ def duration(seconds: float | None) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def progress_text(p: JobProgress) -> str:
-    """"training: 40 of 200 steps · about 3.5 min left"."""
+def progress_text(p: JobProgress, now: float | None = None) -> str:
+    """"training: 40 of 200 steps · about 3.5 min left"; a phase of unknown length (no total,
+    nothing counted): "export: under way for 2.1 min, no estimate"."""
+    if not p.total and not p.done:
+        since = duration(max(0.0, (now or time.time()) - p.at)) if p.at else "?"
+        return f"{p.phase or 'working'}: under way for {since}, no estimate"
     unit = f" {p.unit}" if p.unit else ""
     left = f" · about {duration(p.eta_s)} left" if p.eta_s is not None else ""
     total = f"{p.total:,}" if p.total else "?"

@@ -56,7 +56,7 @@ def test_damaged_jobs_are_flagged_beside_healthy_ones(folders, monkeypatch, tmp_
     assert not at.exception, [e.value for e in at.exception]
     said = " ".join(texts(at.error))
     assert f"{root / 'not-json' / 'state.json'} is damaged (not JSON" in said, said
-    assert "Start another run" in texts(at.subheader)
+    assert "Runs on this machine (4)" in texts(at.subheader)  # the damaged and the healthy
     states = {j.id: j.state for j in JobRunner(root).jobs()}
     assert states == {"healthy": JobState.DONE, "a-list": JobState.FAILED,
                       "a-folder": JobState.FAILED, "not-json": JobState.FAILED}

@@ -179,6 +179,17 @@ INFO = [*_paths(i),
         i("the workspace root", "{W}"),
         i("a hidden build folder name", "{W}/.build-x")]
 
+x = _case("export")
+OUT_JSONL = ("--out", "{W}/exported.jsonl")
+EXPORT = [*_paths(x, *OUT_JSONL),
+          x("no --out", "{W}/idx"),
+          x("--out an existing folder", "{W}/idx", "--out", "{W}/empty"),
+          x("--out below a file", "{W}/idx", "--out", "{W}/file.txt/docs.jsonl"),
+          x("--out in a folder that does not exist", "{W}/idx", "--out", "{W}/nope/docs.jsonl"),
+          x("--out an empty string", "{W}/idx", "--out", ""),
+          x("--out the index's own manifest.json", "{W}/idx", "--out", "{W}/idx/manifest.json")]
+
+
 def _two_exports(ws) -> Outcome:
     """`add` of d1/new.jsonl, then of d2/new.jsonl (same file name, no ids), to one index."""
     from indexer import SemanticIndex
@@ -314,5 +325,5 @@ ODD = cli_cases(_case, M)
 DOC_BUILD, SYNC = document_cases(b, _case("sync"))
 COMMANDS = {"build": BUILD + ODD["build"] + DOC_BUILD, "sync": SYNC, "rebuild": REBUILD,
             "search": SEARCH + ODD["search"], "info": INFO, "add": ADD, "delete": DELETE,
-            "compact": COMPACT, "eval": EVAL,
-            "default": DEFAULT, "migrate": migrate_cases(_case("migrate"))}
+            "compact": COMPACT, "eval": EVAL, "default": DEFAULT,
+            "migrate": migrate_cases(_case("migrate")), "export": EXPORT}

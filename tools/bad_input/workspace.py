@@ -66,6 +66,8 @@ FILES: dict[str, str | bytes] = {
     "wrongcols.csv": "doc,body\n1,some text\n",
     "huge-line.jsonl": _lines([{"id": "big", "text": "word " * 60_000}]),
     "file.txt": "a plain file, not a folder\n",
+    "corpus-notitle.jsonl": _lines([{"id": f"u{i}", "text": f"Plain text number {i}."}
+                                    for i in range(30)]),
     "txtless/data.bin": b"\x00\x01",
     # queries / BEIR
     "q/good.jsonl": _lines([{"_id": "q1", "text": "oil prices"}]),
