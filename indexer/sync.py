@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common import check_path
 from common.documents import MAX_FILE_MB, file_stamp, folder_files, read_file
 from common.documents.records import ReadError
 
@@ -65,7 +66,7 @@ def sync_folder(folder: str | Path, target: str | Path, *, model=None,
     `folder`: build it when absent (with `model`, default minilm, `backend`, `preset`,
     `chunking`), else bring it up to date with the index's own model. `progress` gets
     `BuildProgress` reports (read: files checked; encode: files written)."""
-    root = Path(folder).expanduser()
+    root = check_path(folder, "the folder to sync", "a folder of documents")
     if not root.is_dir():
         raise IndexerError(f"sync needs a folder of documents; {root} is "
                            f"{'a file' if root.exists() else 'not there'}")
@@ -117,6 +118,11 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     whole = {d.id: d for d in index.all_documents()}
     # documents read from files (a row added by hand, with no sha256, is left alone)
     held = {i: d for i, d in whole.items() if "sha256" in d.metadata and "source" in d.metadata}
+    if not walked.files and held:
+        kept = f" matching {', '.join(include)}" if include else ""
+        raise IndexerError(f"no document file under {root}{kept}: sync would remove all "
+                           f"{len(held)} documents of the index; nothing changed (a wrong "
+                           "folder or --include?)")
     # ids with chunks but no whole document: a write that a kill cut short (Milvus)
     stray = set(index.doc_ids()) - set(whole)
     on_disk: set[str] = set()

@@ -104,8 +104,9 @@ def folder_files(root: Path, include: Sequence[str] = (), exclude: Sequence[str]
                 if not matches(child + "/", exclude) and not matches(child, exclude):
                     walk(Path(entry.path), child)
             elif is_file:
-                _consider(found, Path(entry.path), child, include, exclude)
-            elif entry.is_symlink():
+                if _wanted(Path(entry.path), child, include, exclude):
+                    found.files.append((Path(entry.path), child))
+            elif entry.is_symlink() and _wanted(Path(entry.path), child, include, exclude):
                 found.failures.append((child, "broken symlink: its target does not exist"))
 
     walk(root, "")
@@ -113,12 +114,10 @@ def folder_files(root: Path, include: Sequence[str] = (), exclude: Sequence[str]
     return found
 
 
-def _consider(found: FolderFiles, path: Path, rel: str, include: Sequence[str],
-              exclude: Sequence[str]) -> None:
+def _wanted(path: Path, rel: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Whether a file is read: not excluded, and included (no include globs: a supported type)."""
     if exclude and matches(rel, exclude):
-        return
+        return False
     if include:
-        if matches(rel, include):
-            found.files.append((path, rel))
-    elif path.suffix.lower() in DOCUMENT_EXTENSIONS:
-        found.files.append((path, rel))
+        return matches(rel, include)
+    return path.suffix.lower() in DOCUMENT_EXTENSIONS

@@ -240,6 +240,10 @@ def test_an_unreadable_subfolder_keeps_its_documents(tmp_path, tiny_encoder, mon
     monkeypatch.setattr(folder.os, "scandir", refusing_the_root)
     with pytest.raises(ValueError, match="cannot read the folder"):
         sync_folder(root, out, model=tiny_encoder)
+    monkeypatch.setattr(folder.os, "scandir", real)
+    with pytest.raises(ValueError, match="would remove all 4 documents"):  # a glob's typo
+        sync_folder(root, out, model=tiny_encoder, include=["*.dox"])
+    assert len(SemanticIndex.open(out, encoder=tiny_encoder)) == 4
 
 
 def test_a_file_the_index_refuses_is_a_failed_line(tmp_path, tiny_encoder):
