@@ -94,16 +94,16 @@ def unchanged_sync(root: Path, n: int, model: str) -> dict:
         heading, text = small[i % len(small)]
         ps = [(heading, text[:300] + f" ({i})")]
         kind = "md" if i % 10 < 6 else "txt" if i % 10 < 8 else "html" if i % 10 < 9 else "pdf"
-        path = folder / f"d{i // 100:02d}" / f"n{i:04d}.{kind}"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f"d{i // 100:02d}" / f"n{i:04d}.{kind}"  # a generated input file
+        tmp.parent.mkdir(parents=True, exist_ok=True)
         if kind == "txt":
-            path.write_text(f"{heading}\n\n{ps[0][1]}\n", encoding="utf-8")
+            tmp.write_text(f"{heading}\n\n{ps[0][1]}\n", encoding="utf-8")
         elif kind == "md":
-            write_markdown(path, ps, title=heading)
+            write_markdown(tmp, ps, title=heading)
         elif kind == "html":
-            write_html(path, ps, title=heading)
+            write_html(tmp, ps, title=heading)
         else:
-            write_pdf(path, ps)
+            write_pdf(tmp, ps)
     out = root / "sync-index"
     started = time.perf_counter()
     first = sync_folder(folder, out, model=model)

@@ -104,22 +104,22 @@ def main() -> None:
     qrels = {q: rel for q, rel in qrels.items() if rel}
     qids = sorted(qrels)
     texts = [queries[q] for q in qids]
-    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-layout-"))
-    root.mkdir(parents=True, exist_ok=True)
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-layout-"))
+    work.mkdir(parents=True, exist_ok=True)
     try:
-        jsonl = root / "corpus.jsonl"
+        jsonl = work / "corpus.jsonl"
         with jsonl.open("w", encoding="utf-8") as fh:
             for i in ids:
                 fh.write(json.dumps({"id": i, "title": corpus[i]["title"],
                                      "text": corpus[i]["text"]}) + "\n")
-        files = root / "files"
+        files = work / "files"
         if not files.is_dir():
             where = lay_out_files(files, ids, corpus)
-            (root / "where.json").write_text(json.dumps([[*k, v] for k, v in where.items()]))
-        where = {(a, b): c for a, b, c in json.loads((root / "where.json").read_text())}
+            (work / "where.json").write_text(json.dumps([[*k, v] for k, v in where.items()]))
+        where = {(a, b): c for a, b, c in json.loads((work / "where.json").read_text())}
         built = {}
         for name, source in (("jsonl", jsonl), ("files", files)):
-            out = root / f"index-{name}"
+            out = work / f"index-{name}"
             started = time.perf_counter()
             index = build_index(str(source), out, model=args.model, preset="flat")
             built[name] = (index, round(time.perf_counter() - started, 1))
@@ -148,7 +148,7 @@ def main() -> None:
                  for name, (index, seconds) in built.items()}
     finally:
         if not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(work, ignore_errors=True)
     load.append(os.getloadavg())
     table = [f"# The same SciFact passages as JSONL and as files ({len(ids)} passages, "
              f"{len(qids)} judged train queries, `{args.model}`)", "",
