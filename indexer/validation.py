@@ -16,7 +16,10 @@ from .errors import QueryError
 from .presets import PRESETS
 
 DOCUMENT_KEYS = ("id", "text", "title", "metadata")
-MAX_TEXT_CHARS = 100_000  # a document text in one write (the service documents the same)
+# a document text in one library write: a bound against absurd input (a 2,500-page book fits),
+# not a size users meet; HTTP writes are held to the service's own, documented 100,000
+# (`service.ServiceConfig.max_text_chars`)
+MAX_TEXT_CHARS = 10_000_000
 
 
 def _kind(value: Any) -> str:

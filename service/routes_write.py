@@ -45,6 +45,12 @@ def add_documents(name: str, body: DocumentsRequest, request: Request) -> dict:
     svc = service_of(request)
     check_count(len(body.documents), svc.config.limits.max_documents, "documents",
                 "max_documents")
+    limit = svc.config.limits.max_text_chars  # the documented HTTP limit (the library's is higher)
+    for i, d in enumerate(body.documents):
+        if len(d.text) > limit:
+            raise ApiError(422, f"document {d.id[:80]!r}: documents[{i}].text is "
+                                f"{len(d.text):,} characters; a write holds at most {limit:,} "
+                                "(max_text_chars): split it into several documents")
     docs = [d.model_dump() for d in body.documents]  # the library checks each as its own
     with svc.indexes.write_lock(name), svc.indexes.writing(name) as index:
         if not body.replace:

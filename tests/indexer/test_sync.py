@@ -263,5 +263,9 @@ def test_a_file_the_index_refuses_is_a_failed_line(tmp_path, tiny_encoder):
     report = sync_folder(root, out, model=tiny_encoder)
     assert report.summary() == "added 1, updated 0, removed 0, unchanged 0"
     failed = dict(report.failed)
-    assert "a.md" in failed and "100,000" in failed["a.md"] and "b.md" in failed
+    assert "a.md" in failed and f"{MAX_TEXT_CHARS:,}" in failed["a.md"] and "b.md" in failed
     assert sorted(SemanticIndex.open(out, encoder=tiny_encoder).doc_ids()) == ["a.md", "c.md"]
+    # a long report (150,000 characters: over the service's 100,000 a write) updates as any file
+    (root / "a.md").write_text("# A\n\n" + "a long report. " * 10_000)
+    report = sync_folder(root, out, model=tiny_encoder)
+    assert report.updated == ["a.md"] and "a.md" not in dict(report.failed)

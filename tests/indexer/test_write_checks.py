@@ -41,8 +41,8 @@ def _poisoned_writes(index):
              "'p7'", "'new'", "holds int")  # a field new in this write: its first value rules
     _refused(index, "upsert", [{"id": "p8", "text": "first"}, {"id": "p8", "text": "second"}],
              "documents[1]", "'p8'", "documents[0]")
-    _refused(index, "add", [{"id": "p9", "text": "a" * 100_001}], "'p9'", "100,001",
-             "100,000")
+    _refused(index, "add", [{"id": "p9", "text": "a" * 10_000_001}], "'p9'", "10,000,001",
+             "10,000,000")
     _refused(index, "add", [{"id": "p10", "text": "bad \ud800 text"}], "'p10'", "'text'",
              "lone surrogate")
     _refused(index, "add", [{"id": "p11", "text": "x", "metadata": {"k": "\udfff"}}],
