@@ -14,7 +14,6 @@ from .openapi import errors
 from .shared import json_response, service_of
 
 router = APIRouter(tags=["service"])
-_warming = threading.Lock()
 
 
 @router.get("/health")
@@ -59,7 +58,7 @@ def ready(request: Request) -> Response:
 
 def _warm(svc, names: list[str]) -> None:
     """Load the encoders of `names` on a background thread (one warm-up at a time)."""
-    if not _warming.acquire(blocking=False):
+    if not svc.warming.acquire(blocking=False):
         return
 
     def run() -> None:
@@ -71,7 +70,7 @@ def _warm(svc, names: list[str]) -> None:
                 except Exception as exc:  # noqa: BLE001 - /ready reports it
                     log.warning("readiness: index %s could not be opened: %s", name, exc)
         finally:
-            _warming.release()
+            svc.warming.release()
 
     threading.Thread(target=run, name="warm-up", daemon=True).start()
 
