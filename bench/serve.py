@@ -99,6 +99,7 @@ class Server:
                 str(self.root), "--log-level", "warning", "--faiss-threads",
                 str(faiss_threads)] + (["--batching"] if batching else [])
         self.out = log.open("ab")
+        checkout = Path(checkout).resolve()
         self.process = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT,
                                         cwd=checkout, env={**os.environ, "HF_HUB_OFFLINE": "1",
                                                            "PYTHONPATH": str(checkout),
