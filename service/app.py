@@ -34,6 +34,7 @@ class Service:
     metrics: Metrics
     warmed: set[str] = field(default_factory=set)  # indexes opened by /ready's warm-up
     warming: threading.Lock = field(default_factory=threading.Lock)  # one warm-up at a time
+    unopened: dict[str, str] = field(default_factory=dict)  # index -> why the warm-up failed
 
 
 def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None = None
