@@ -54,7 +54,7 @@ def measure(name: str, args, texts: list[str], model: str, log: Path) -> dict:
             row["rounds"].append({"rss": server.rss(), "rps": result["rps"],
                                   "errors": result["errors"],
                                   "load_average": result["load_average"]})
-            print(name, row["rounds"][-1], flush=True)
+            print(name, row["rss_warm"], row["rounds"][-1], flush=True)
         for client in pool:
             client.close()
         row["ratio"] = row["rounds"][-1]["rss"] / row["rss_warm"]
@@ -85,8 +85,8 @@ def render(rows: list[dict], args) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--index", type=Path, default=REPO / "indexes" / "bbc-news")
-    p.add_argument("--setups", default="batching,no batching",
-                   help=f"comma-separated, of: {', '.join(SETUPS)}")
+    p.add_argument("--setups", default="batching;no batching",
+                   help=f"separated by ';', of: {'; '.join(SETUPS)}")
     p.add_argument("--clients", type=int, default=32)
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--rounds", type=int, default=3)
@@ -97,7 +97,7 @@ def main() -> None:
     model = SemanticIndex.open(args.index).manifest["encoder"]["name"]
     texts = queries(500)
     log = Path(tempfile.gettempdir()) / f"{args.name}-server.log"
-    rows = [measure(name.strip(), args, texts, model, log) for name in args.setups.split(",")]
+    rows = [measure(name.strip(), args, texts, model, log) for name in args.setups.split(";")]
     table = render(rows, args)
     print(table)
     write_results(args.name, {"rows": rows, "clients": args.clients, "seconds": args.seconds,
