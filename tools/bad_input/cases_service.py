@@ -16,7 +16,7 @@ KEY = "probe-key-0123456789abcdef"
 _clients: dict[str, object] = {}
 
 
-def _client(ws):
+def service_client(ws):
     key = str(ws.root)
     if key not in _clients:
         from fastapi.testclient import TestClient
@@ -33,7 +33,7 @@ def _client(ws):
 
 def request(method: str, path: str, body=None, *, raw: bytes | None = None,
             key: str | None = KEY, content_type: str | None = "application/json",
-            app=_client) -> Callable[..., Outcome]:
+            app=service_client) -> Callable[..., Outcome]:
     """A case runner: one request; its status and error message are the outcome.
     `content_type` None sends none; `app(ws)`: the client to send it with."""
 

@@ -30,9 +30,9 @@ def _server(ws) -> tuple[str, int]:
         from service import ServiceConfig, create_app
         from service.server import uvicorn_config
 
-        from .cases_service import _client
+        from .cases_service import service_client
 
-        _client(ws)  # W/service/news made
+        service_client(ws)  # W/service/news made
         config = ServiceConfig(index_root=ws.root / "service", idle_timeout_s=IDLE_S,
                                request_timeout_s=REQUEST_S)
         with socket.socket() as s:
