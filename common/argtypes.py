@@ -26,8 +26,9 @@ def integer(minimum: int | None = None, maximum: int | None = None):
 
 
 def number(minimum: float | None = None, *, above: float | None = None,
-           below: float | None = None):
-    """Finite numbers (no nan / inf), >= `minimum`, > `above`, < `below` where given."""
+           below: float | None = None, maximum: float | None = None):
+    """Finite numbers (no nan / inf), >= `minimum`, > `above`, < `below`, <= `maximum` where
+    given."""
 
     def parse(text: str) -> float:
         try:
@@ -42,6 +43,8 @@ def number(minimum: float | None = None, *, above: float | None = None,
             raise argparse.ArgumentTypeError(f"must be > {above:g}, got {value:g}")
         if below is not None and value >= below:
             raise argparse.ArgumentTypeError(f"must be < {below:g}, got {value:g}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be <= {maximum:g}, got {value:g}")
         return value
 
     parse.__name__ = "number"

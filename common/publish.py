@@ -2,10 +2,13 @@
 fsynced, renamed over it, under a lock so that two processes never build the same one; each
 file's checksum recorded so that a later load can tell a damaged folder from a good one.
 
-Backend exports and the converted e5 model are made this way."""
+Backend exports and the converted e5 model are made this way. A build killed outright (kill -9,
+the machine stopping) leaves its staging folder (hundreds of MB for an export); the next
+`build_once` of that target removes it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
@@ -13,7 +16,7 @@ from pathlib import Path
 
 from .atomic import fsync_path, fsync_tree
 from .hashing import CHECKSUM, file_checksum
-from .locks import FileLock
+from .locks import FileLock, LockBusy
 
 
 def file_checksums(folder: Path, *, leave_out: Iterable[str] = (),
@@ -67,13 +70,41 @@ def build_once(target: Path, problem: Callable[[], str | None], build: Callable[
     something is, build it under a lock beside it (`publish_folder`); another process that
     built it meanwhile wins, and nothing is built twice. `on_stale(why)` is told when an
     existing folder is replaced."""
+    lock = FileLock(target.parent / f".{target.name}.lock")
     if problem() is None:
+        if leftovers(target):  # a killed build's; never one under way (its builder holds the lock)
+            try:
+                lock.acquire(wait=0)
+            except LockBusy:
+                return
+            try:
+                _remove(leftovers(target))
+            finally:
+                lock.release()
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(target.parent / f".{target.name}.lock"):
+    with lock:
+        _remove(leftovers(target))  # under the lock no other build of target is alive
         why = problem()
         if why is None:
             return
         if target.exists() and on_stale is not None:
             on_stale(why)
         publish_folder(target, build)
+
+
+def leftovers(target: Path) -> list[Path]:
+    """The staging folders `publish_folder` made beside `target` and a killed build left (their
+    names: a dot, the target's name, a dash and `mkdtemp`'s 8 characters, so that no other
+    target's folder matches)."""
+    name = re.compile(rf"\.{re.escape(target.name)}-[a-z0-9_]{{8}}")
+    try:
+        found = [p for p in target.parent.iterdir() if name.fullmatch(p.name)]
+    except FileNotFoundError:
+        return []
+    return [p for p in found if p.is_dir() and not p.is_symlink()]
+
+
+def _remove(folders: list[Path]) -> None:
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)

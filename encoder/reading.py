@@ -49,14 +49,16 @@ def read_text(tokenizer, text: str) -> TokenReading:
 
 
 def unreadable_note(reading: TokenReading, model: str, unk_token: str | None,
-                    what: str = "this text") -> str | None:
+                    what: str = "this text", fix: str = "") -> str | None:
     """One sentence saying that `model` cannot read `what` (no token, or mostly unknown ones),
-    so what it computes from it says nothing of its meaning; None when it can read it."""
+    so what it computes from it says nothing of its meaning, then `fix`: what the caller offers
+    to do about it (the page knows what exists: another model to pick, an index to search or to
+    build); None when it can read it."""
     if reading.reads_nothing:
         return (f"{model} reads no token in {what} (only control characters or symbols its "
                 "tokenizer drops): type some words.")
     if reading.unknown_share > UNREADABLE_SHARE:
         return (f"{reading.unknown} of {reading.tokens} tokens of {what} are {unk_token}: "
                 f"{model} does not know this script, so what it finds for it is not about its "
-                "meaning. For Chinese, pick e5-multilingual.")
+                "meaning." + (f" {fix}" if fix else ""))
     return None

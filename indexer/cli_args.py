@@ -9,8 +9,8 @@ import json
 from common.argtypes import NON_NEGATIVE, POSITIVE, number
 from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
-DESCRIPTION = ("The batch CLI: build | rebuild | search | info | add | delete | compact | eval | "
-               "default | migrate.")
+DESCRIPTION = ("The batch CLI: build | sync | rebuild | search | info | add | delete | compact | "
+               "eval | default | migrate.")
 EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
 BACKEND_CHOICES = (AUTO, *BACKENDS)
 
@@ -45,18 +45,34 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def corpus_args(c):
-        c.add_argument("--corpus", required=True, help="JSONL/CSV/TSV/Parquet file, folder, BEIR")
+        c.add_argument("--corpus", required=True, help="JSONL/CSV/TSV/Parquet file, BEIR folder, "
+                       "or a folder of documents (PDF, HTML, DOCX, Markdown, text)")
         c.add_argument("--format", choices=FORMATS, help="default: from the extension")
         c.add_argument("--id-field", help="default: id, then _id, else generated")
         c.add_argument("--text-field", default="text")
         c.add_argument("--title-field", default="title")
         c.add_argument("--metadata-fields", help="comma-separated; default: all other scalars")
         c.add_argument("--on-error", choices=("skip", "fail"), default="skip")
+        file_args(c)
         c.add_argument("--batch-size", type=POSITIVE, default=32)
         c.add_argument("--threads", type=POSITIVE, help="torch threads for encoding (1 is fastest "
                        "on a machine shared with other jobs); default: torch's choice")
 
     b = sub.add_parser("build", help="build an index from a corpus (resumable)")
+    y = sub.add_parser("sync", help="keep an index equal to a folder of documents: add new "
+                       "files, re-encode changed ones, remove deleted ones")
+    y.add_argument("folder", help="a folder of PDF, HTML, DOCX, Markdown and text files")
+    y.add_argument("index", help="the index folder or milvus:// address (built on the first run)")
+    y.add_argument("--model", help="the first run's model (default minilm); later runs use the "
+                   "index's own")
+    y.add_argument("--backend", choices=BACKEND_CHOICES, default="auto")
+    y.add_argument("--index", dest="preset", default="auto", choices=PRESETS,
+                   help="the first run's FAISS preset")
+    y.add_argument("--chunk-tokens", type=POSITIVE, help="the first run's chunk size")
+    y.add_argument("--overlap", type=NON_NEGATIVE, default=32)
+    y.add_argument("--batch-size", type=POSITIVE, default=32)
+    y.add_argument("--threads", type=POSITIVE, help="torch threads for encoding")
+    file_args(y)
     corpus_args(b)
     b.add_argument("--out", help="the index folder (or a milvus:// address)")
     b.add_argument("--store", choices=("folder", "milvus"), default="folder",
@@ -117,6 +133,10 @@ def parser() -> argparse.ArgumentParser:
                    help="search knob, e.g. nprobe=32, efSearch=256, rerank=16")
 
     sub.add_parser("info", help="print an index's stats").add_argument("index")
+
+    x = sub.add_parser("export", help="write an index's documents as a JSON-lines corpus")
+    x.add_argument("index")
+    x.add_argument("--out", required=True, help="the .jsonl file to write")
 
     a = sub.add_parser("add", help="add or replace documents (upsert by id)")
     a.add_argument("index")
@@ -182,6 +202,16 @@ def store_target(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error(str(exc))
 
 
+def file_args(c) -> None:
+    """A folder of documents: which files, and how large one may be."""
+    c.add_argument("--include", action="append", default=[], metavar="GLOB",
+                   help="read only files matching (repeatable), e.g. '*.pdf', 'reports/**'")
+    c.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="leave out files or folders matching (repeatable), e.g. 'drafts/'")
+    c.add_argument("--max-file-mb", type=number(above=0), default=100.0,
+                   help="a larger file is reported, not read")
+
+
 def corpus_options(args):
     from .corpus import CorpusOptions
 
@@ -189,7 +219,9 @@ def corpus_options(args):
         if args.metadata_fields else None  # "a,b," or "a, b": the names a user meant
     return CorpusOptions(id_field=args.id_field, text_field=args.text_field,
                          title_field=args.title_field or None, metadata_fields=fields,
-                         format=args.format, on_error=args.on_error)
+                         format=args.format, on_error=args.on_error,
+                         include=tuple(args.include), exclude=tuple(args.exclude),
+                         max_file_mb=args.max_file_mb)
 
 
 def knobs(items: list[str]) -> dict[str, int]:

@@ -16,9 +16,12 @@ class StageBar:
     that count (tqdm's `initial`) instead of crediting it all to the first millisecond.
     """
 
-    STARTS = {"chunk": "chunking {total:,} documents…",
+    STARTS = {"load": "loading the model (its first use here exports it for the fast backend: "
+                      "minutes, with no count to show; later loads take seconds)…",
+              "chunk": "chunking {total:,} documents…",
               "index": "indexing {total:,} chunks…", "save": "saving…"}
     UNITS = {"chunk": "documents", "encode": "documents", "index": "chunks"}
+    PHASES = {"load": "loading the model (a first use exports it)"}
 
     def __init__(self) -> None:
         self.bar = None
@@ -29,9 +32,9 @@ class StageBar:
     def __call__(self, p) -> None:
         from tqdm import tqdm
 
-        if self.job is not None:
-            self.job(p.done, p.total, unit=self.UNITS.get(p.stage, ""), phase=p.stage,
-                     eta_s=p.eta_s)
+        if self.job is not None:  # a stage of unknown length says so: no count, no estimate
+            self.job(p.done, p.total or None, unit=self.UNITS.get(p.stage, ""),
+                     phase=self.PHASES.get(p.stage, p.stage), eta_s=p.eta_s)
         if p.stage != self.stage:
             if self.bar is not None:
                 self.bar.close()

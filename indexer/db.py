@@ -155,6 +155,11 @@ def all_documents(conn: sqlite3.Connection, batch: int = 1000) -> Iterator[Docum
             yield Document(doc_id, text, title, json.loads(meta))
 
 
+def all_doc_ids(conn: sqlite3.Connection) -> list[str]:
+    """Every document's id, in the order they were stored (as `all_documents`)."""
+    return [r[0] for r in conn.execute("SELECT doc_id FROM documents ORDER BY rowid")]
+
+
 def doc_ids_of_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, str]:
     """{chunk_id: doc_id} for live chunk ids."""
     out: dict[int, str] = {}

@@ -33,3 +33,7 @@ class CorruptIndexError(IndexerError):
 class ConcurrentWriteError(IndexerError):
     """Another writer changed the index in a way this one's changes cannot be re-applied over
     (or kept publishing): reopen the index and apply the changes again."""
+
+
+class MigrationError(IndexerError):
+    """A copy (`indexer.migrate`) that cannot be made, or does not match its source."""

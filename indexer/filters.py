@@ -7,6 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from common.metadata import INT64_MAX, INT64_MIN
+from common.text import lone_surrogate, surrogate_note
+
 from .errors import QueryError
 
 OPERATORS = ("eq", "gt", "gte", "lt", "lte")
@@ -28,6 +31,11 @@ def _check_value(name: str, kind: str, value: Any) -> Any:
                          f"({type(value).__name__})")
     if isinstance(value, float) and not math.isfinite(value):  # NaN matches nothing, silently
         raise QueryError(f"filter on {name!r}: {value!r} is not a finite number")
+    if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:  # SQLite overflows
+        raise QueryError(f"filter on {name!r}: {value} is an integer beyond 64 bits; no "
+                         f"metadata value is (they hold {INT64_MIN:,} to {INT64_MAX:,})")
+    if isinstance(value, str) and (at := lone_surrogate(value)) is not None:
+        raise QueryError(f"filter on {name!r}: the value {surrogate_note(value, at)}")
     return int(value) if isinstance(value, bool) else value  # JSON true/false read as 1/0
 
 

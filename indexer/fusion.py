@@ -50,6 +50,8 @@ def rrf(
     if k < 0:
         raise ValueError(f"rrf k must be >= 0, got {k}")
     weights = check_weights(weights, len(rankings))
+    if not math.isfinite(sum(weights)):  # only their ratio orders the items: keep scores finite
+        weights = [w / max(weights) for w in weights]
     scores: dict[Hashable, float] = {}
     for ranking, w in zip(rankings, weights, strict=True):
         for rank, item in enumerate(ranking, start=1):
@@ -82,12 +84,14 @@ def convex(
     *,
     norm: str = "minmax",
 ) -> list[tuple[Hashable, float]]:
-    """score(d) = Σ_i w_i · n_i(d), n_i = `normalise` of list i, for an item missing from list i
-    the lowest n_i of that list. With two lists, weights (α, 1 - α) make the convex combination.
+    """score(d) = Σ_i w_i · n_i(d) / Σ_i w_i, n_i = `normalise` of list i, for an item missing
+    from list i the lowest n_i of that list: a convex combination (the weights are relative,
+    so (1, 1) and (0.5, 0.5) give the same scores, on the normalised scale, and no weight makes
+    a score overflow).
 
     Returns (id, score) best first; ties keep first-seen order.
     """
-    weights = check_weights(weights, len(runs))
+    weights = _relative(check_weights(weights, len(runs)))
     order = list(dict.fromkeys(i for run in runs for i, _ in run))  # first seen first
     terms = []  # per list, each item's weighted normalised score, in `order`
     for run, w in zip(runs, weights, strict=True):
@@ -98,6 +102,13 @@ def convex(
     # sum() of each item's terms in list order: the same floats as summing item by item
     fused = zip(order, map(sum, zip(*terms, strict=True)), strict=True) if terms else ()
     return sorted(fused, key=itemgetter(1), reverse=True)
+
+
+def _relative(weights: list[float]) -> list[float]:
+    """`weights` scaled to sum to 1 (by their largest first: a sum of huge weights is inf)."""
+    top = max(weights)
+    scaled = [w / top for w in weights]
+    return [w / sum(scaled) for w in scaled]
 
 
 def fuse(

@@ -1,149 +1,157 @@
-"""`SemanticIndex`: the facade over one index folder. Open a version (`store`), search it
-(`search.Searcher`), change a private copy (`changes.WorkingCopy`) and publish it as the next
-version with `save()`, re-applying the changes on top when another writer published first."""
+"""`SemanticIndex`: the one index contract. Two stores implement it side by side, the folder
+store (`indexer.folder.FolderIndex`: FAISS + SQLite + BM25 files, versions published atomically)
+and Milvus (`indexer.milvus.MilvusIndex`: milvus-lite in a `.db` file, or a server); callers
+hold a `SemanticIndex` and never ask which store it is.
+
+    SemanticIndex.open(target)  # a folder, a `milvus://` address, or a `NAME.milvus` pointer
+    index.search(...) / explain(...) / query_too_long(q)
+    index.document(id) / documents(ids) / missing(ids) / doc_ids() / all_documents()
+    index.stored(ids) -> StoredBatch   # documents, chunk rows and vectors exactly as stored
+    index.add(docs) / upsert(docs) / delete(ids) / compact() / save() / close()
+    index.stats() / counts() / manifest / encoder / backend / knobs / location / store
+
+What is shared (the encoder an index needs, explanations, stats) is written here once; each
+store writes what it stores differently."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-import faiss
 import numpy as np
 
-from common.lexical import Bm25Params, LexicalIndex
-
-from . import db, store
-from .changes import WorkingCopy
-from .chunking import ChunkingConfig, chunk_input
+from .chunking import Chunk, ChunkingConfig, chunk_documents, chunk_input
 from .documents import Document, Hit
+from .embedding import embed_passages
 from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
-from .index_encoder import check_fits, check_open_args, index_backend, load_index_encoder
-from .index_writes import IndexWrites
+from .index_encoder import check_fits, index_backend, load_index_encoder
 from .presets import Spec
-from .search import MODES, Searcher
-from .stats import IndexStats, row_counts, stats_of
-from .validation import (
-    check_doc_id,
-    check_doc_ids,
-    check_positive_int,
-)
+from .search import MODES
+from .stats import IndexStats, stats_of
+from .stored import StoredBatch
+from .validation import check_doc_id, check_documents, check_positive_int
 
 __all__ = ["MODES", "SemanticIndex", "open_index"]
 
 
-class SemanticIndex(IndexWrites):
-    """One index folder, loaded. Changes go to a private copy and become visible to others
-    only through `save()`; readers never wait for writers."""
+class SemanticIndex(ABC):
+    """One index, opened: search it, read its documents, change it. Writes are checked the same
+    way on every store (`indexer.validation`); how they become visible is the store's: a folder
+    index publishes them as the next version on `save()`, Milvus makes them live at once."""
 
-    def __init__(self, version: store.Version, encoder=None, *, verify: bool = True,
-                 backend: str | None = None) -> None:
-        self._version = version
+    store: ClassVar[str]  # "folder" | "milvus": for display (where it is kept), never dispatch
+    spec: Spec
+
+    def __init__(self, manifest: dict, encoder=None, backend: str | None = None) -> None:
+        self._manifest = manifest
         self._encoder = encoder
         self._backend = backend  # None: the index's own (see `encoder`)
-        self._verify = verify
-        self._work: WorkingCopy | None = None
-        self._lexical = version.lexical  # None: rebuilt from the store when next needed
-        self._searcher: Searcher | None = None
-        self._values: dict[tuple[str, int], list | None] = {}  # field_values of the version
-        self.spec = Spec(version.manifest["preset"], version.manifest["faiss_spec"],
-                         version.manifest["knobs"])
+        self.spec = Spec(manifest["preset"], manifest["faiss_spec"], manifest["knobs"])
 
     @classmethod
-    def open(cls, path: str | Path, *, encoder=None, verify: bool = True,
+    def open(cls, target: str | Path, *, encoder=None, verify: bool = True,
              backend: str | None = None) -> SemanticIndex:
-        """Open the index at `path`. An `encoder` given is checked against the index's (the
+        """Open the index at `target`: a folder, a `milvus://` address, or a `NAME.milvus` file
+        holding one (`indexer.locate`). An `encoder` given is checked against the index's (the
         same weights; a backend within the fidelity gate of the one that made the vectors);
         without it, that model is loaded on the first dense search, on `backend` (default: the
         index's own; `auto` or a name of `encoder.BACKENDS`). `verify` checks every file's
-        checksum (sizes are always checked). A `milvus://` address opens a `MilvusIndex`
-        (indexer.milvus), the same API on a Milvus collection; so does a `NAME.milvus` file
-        holding such an address."""
-        from .milvus.address import milvus_target
+        checksum where the store keeps files (sizes are always checked)."""
+        from .locate import locate
 
-        if target := milvus_target(path):
-            from .milvus import MilvusIndex
+        return locate(target).open(encoder=encoder, verify=verify, backend=backend)
 
-            return MilvusIndex.open(target, encoder=encoder, verify=verify, backend=backend)
-        index = cls(store.open_version(path, verify=verify), verify=verify,
-                    backend=check_open_args(encoder, backend))
-        index_backend(index.manifest, index.folder)  # a damaged backend entry fails here
+    def _check_encoder(self, encoder) -> None:
+        """Called by each store's `open`: a damaged backend entry, or an encoder given that does
+        not fit, fails here."""
+        index_backend(self.manifest, self.location)
         if encoder is not None:
-            check_fits(index.manifest, index.folder, encoder)
-            index._encoder = encoder
-        return index
+            check_fits(self.manifest, self.location, encoder)
+            self._encoder = encoder
 
-    # -- parts -------------------------------------------------------------------------------
+    # -- where and what ------------------------------------------------------------------------
     @property
-    def folder(self) -> Path:
-        return self._version.folder
+    @abstractmethod
+    def location(self) -> str:
+        """Where the index is: its folder, or its `milvus://` address."""
+
+    @property
+    def folder(self) -> str | Path:
+        """`location` (kept for callers written when every index was a folder)."""
+        return self.location
 
     @property
     def manifest(self) -> dict:
-        return self._version.manifest
-
-    @property
-    def vectors(self) -> faiss.Index:
-        return self._work.vectors if self._work else self._version.vectors
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        return self._work.conn if self._work else self._version.conn
-
-    @property
-    def lexical(self) -> LexicalIndex:
-        if self._lexical is None:
-            self._lexical = LexicalIndex.build(*db.lexical_rows(self.conn),
-                                               Bm25Params.of(self.manifest))
-        return self._lexical
+        return self._manifest
 
     @property
     def encoder(self):
         """The encoder given to `open`, else the index's model loaded on the index's backend
         (or `open`'s `backend`), checked to fit."""
         if self._encoder is None:
-            self._encoder = load_index_encoder(self.manifest, self.folder, self._backend)
+            self._encoder = load_index_encoder(self.manifest, self.location, self._backend)
         return self._encoder
 
     @property
     def backend(self) -> str:
         """The backend that made this index's vectors (`torch` for indexes that predate them)."""
-        return index_backend(self.manifest, self.folder)
+        return index_backend(self.manifest, self.location)
 
-    # -- reading -----------------------------------------------------------------------------
     @property
     def knobs(self) -> dict[str, int]:
         """Search knobs this index's preset takes, with their defaults."""
         return dict(self.spec.knobs)
 
     def stats(self) -> IndexStats:
-        return stats_of(str(self.folder), self.manifest, self.counts(), self.knobs)
+        return stats_of(str(self.location), self.manifest, self.counts(), self.knobs,
+                        self.store)
 
+    @abstractmethod
     def counts(self) -> dict[str, int]:
-        return row_counts(self.manifest, self.conn, working=self._work is not None)
+        """{"documents", "chunks", "tombstones"} as readers see them now."""
 
     def __len__(self) -> int:
         return self.counts()["documents"]
 
+    # -- documents -----------------------------------------------------------------------------
     def document(self, doc_id: str) -> Document:
         doc_id = check_doc_id(doc_id, "doc_id")
-        doc = db.documents(self.conn, [doc_id]).get(doc_id)
+        doc = self.documents([doc_id]).get(doc_id)
         if doc is None:
-            raise KeyError(f"no document {doc_id!r} in {self.folder}")
+            raise KeyError(f"no document {doc_id!r} in {self.location}")
         return doc
 
+    @abstractmethod
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        """{doc_id: Document} for every id present, in one query (e.g. the documents of hits)."""
-        return db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
+        """{doc_id: Document} for every id present, in one read (e.g. the documents of hits)."""
 
+    @abstractmethod
     def missing(self, doc_ids: Sequence[str]) -> list[str]:
         """The ids among `doc_ids` that are not in the index, in the order given."""
-        ids = check_doc_ids(doc_ids)
-        found = set(db.existing_ids(self.conn, ids))
-        return [d for d in ids if d not in found]
 
+    @abstractmethod
+    def doc_ids(self) -> list[str]:
+        """Every document's id, in the store's own stable order."""
+
+    def all_documents(self, batch: int = 1000) -> Iterator[Document]:
+        """Every document, in `doc_ids()` order, read `batch` at a time."""
+        batch = check_positive_int(batch, "batch")
+        ids = self.doc_ids()
+        for at in range(0, len(ids), batch):
+            part = ids[at:at + batch]
+            found = self.documents(part)
+            yield from (found[i] for i in part if i in found)
+
+    @abstractmethod
+    def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
+        """The documents `doc_ids` (those present, in the order given) with their chunk rows
+        (spans, BM25 tokens) and vectors, exactly as stored: what a migration copies and a
+        re-index keeps the chunking of. `vectors=False` leaves the vectors out ((chunks, 0))."""
+
+    # -- search --------------------------------------------------------------------------------
     def search(
         self,
         queries: str | Sequence[str],
@@ -159,16 +167,22 @@ class SemanticIndex(IndexWrites):
     ) -> list[Hit] | list[list[Hit]]:
         """Top-`k` hits for one query (→ list[Hit]) or many (→ one list per query, one batch).
 
-        Hits are per document (its best chunk) unless `per_chunk`. `mode`: dense (FAISS),
-        lexical (BM25) or hybrid: both fused by `fusion` ("rrf": reciprocal ranks, `rrf_k`;
-        "minmax" / "zscore": convex combination of per-query normalised scores), `weights` =
-        (dense, lexical), None for the fusion's default (`indexer.fusion.DEFAULT_WEIGHTS`).
-        `filter` restricts to documents whose metadata match. `knobs`: nprobe / efSearch /
-        rerank where the preset takes them (see `knobs`).
-        """
-        return self._search().search(queries, k, mode=mode, filter=filter, per_chunk=per_chunk,
-                                     rrf_k=rrf_k, weights=weights, knobs=knobs,
-                                     fusion=fusion)
+        Hits are per document (its best chunk) unless `per_chunk`. `mode`: dense, lexical (BM25)
+        or hybrid: both fused by `fusion` ("rrf": reciprocal ranks, `rrf_k`; "minmax" /
+        "zscore": convex combination of per-query normalised scores), `weights` = (dense,
+        lexical), None for the fusion's default (`indexer.fusion.DEFAULT_WEIGHTS`). `filter`
+        restricts to documents whose metadata match. `knobs`: nprobe / efSearch / rerank where
+        the preset takes them (see `knobs`)."""
+        return self._searcher().search(queries, k, mode=mode, filter=filter,
+                                       per_chunk=per_chunk, rrf_k=rrf_k, weights=weights,
+                                       knobs=knobs, fusion=fusion)
+
+    @abstractmethod
+    def _searcher(self):
+        """The store's searcher (`indexer.search.Searcher`, `indexer.milvus.MilvusSearcher`)."""
+
+    def _encode_queries(self, texts: list[str]):
+        return self.encoder.encode(texts, prompt="query")
 
     def query_too_long(self, query: str) -> bool:
         """True when dense search would see only the start of `query` (beyond the encoder's
@@ -200,45 +214,105 @@ class SemanticIndex(IndexWrites):
         return chunk_input(self.encoder, hit.title, hit.text,
                            ChunkingConfig(**self.manifest["chunking"]))
 
-    def _search(self) -> Searcher:
-        if self._searcher is None:
-            tombstones = self._work.tombstones() if self._work else \
-                np.asarray(db.tombstones(self.conn), dtype=np.int64)
-            self._searcher = Searcher(
-                self.vectors, self.conn, self.spec, tombstones, lambda: self.lexical,
-                lambda texts: self.encoder.encode(texts, prompt="query"), self.field_types,
-                self.counts)
-        return self._searcher
-
+    # -- metadata fields -----------------------------------------------------------------------
+    @abstractmethod
     def field_types(self) -> dict[str, str]:
-        return db.field_types(self.conn) if self._work else dict(self.manifest["metadata_fields"])
+        """Metadata field name -> "str" | "int" | "float" | "bool" | "mixed", as readers see
+        them now."""
 
     def field_values(self, name: str, limit: int = 50) -> list[Any] | None:
-        """The distinct values of metadata field `name` among live documents, sorted (True/False
-        for a bool field); None when there are more than `limit`. Raises `QueryError` for a field
-        the index does not have."""
+        """The distinct values of metadata field `name` among live documents, sorted (numbers,
+        then text; True/False for a bool field); None when there are more than `limit`. Raises
+        `QueryError` for a field the index does not have."""
         types = self.field_types()
         limit = check_positive_int(limit, "limit")
         if not isinstance(name, str) or name not in types:
             raise unknown_field(name, types)
-        key = (name, limit)
-        if self._work or key not in self._values:
-            values = db.field_values(self.conn, name, limit)
-            if values is not None and types[name] == "bool":
-                values = [bool(v) for v in values]
-            if self._work:
-                return values
-            self._values[key] = values  # a published version never changes: keep its values
-        values = self._values[key]
-        return list(values) if values is not None else None
+        values = self._field_values(name, limit)
+        if values is not None and types[name] == "bool":
+            values = sorted({bool(v) for v in values})
+        return values
+
+    @abstractmethod
+    def _field_values(self, name: str, limit: int) -> list[Any] | None:
+        """The store's distinct values of `name` (None: more than `limit`)."""
+
+    # -- writing -------------------------------------------------------------------------------
+    @abstractmethod
+    def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
+            progress: Callable[[int, int], None] | None = None) -> int:
+        """Add new documents (ids must be new: `upsert` replaces). Returns chunks added.
+        `progress(chunks embedded, chunks in all)` is called every few batches."""
+
+    @abstractmethod
+    def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
+               progress: Callable[[int, int], None] | None = None) -> int:
+        """Add documents, replacing any with the same id. Returns chunks added."""
+
+    @abstractmethod
+    def delete(self, doc_ids: Sequence[str]) -> int:
+        """Delete documents by id (a list); unknown ids are ignored. Returns documents deleted:
+        `missing(ids)` names those not in the index."""
+
+    def _checked(self, documents: Sequence[Document | dict], batch_size: int, *,
+                 replace: bool) -> list[Document]:
+        """The documents of an `add` (ids must be new) or an `upsert`, checked as every store
+        checks them (`indexer.validation.check_documents`: no id twice, texts within the limit,
+        metadata of the kinds the index's fields hold)."""
+        docs = check_documents(documents, batch_size, self._write_kinds())
+        if not replace:
+            self._refuse_taken([d.id for d in docs])
+        return docs
+
+    def _write_kinds(self) -> dict[str, str]:
+        """The metadata field kinds a write must keep."""
+        return self.field_types()
+
+    def _refuse_taken(self, ids: list[str]) -> None:
+        absent = set(self.missing(ids))
+        taken = [i for i in ids if i not in absent]
+        if taken:
+            raise ValueError(f"{len(taken)} document ids already exist (e.g. {taken[0]!r}): "
+                             "use upsert() to replace them")
+
+    def _encoded(self, docs: list[Document], batch_size: int,
+                 progress: Callable[[int, int], None] | None) -> tuple[list[Chunk], np.ndarray]:
+        """`docs` chunked as the index chunks and encoded as passages, before any change."""
+        chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
+        vectors = embed_passages(self.encoder, [c.encoded for c in chunks], batch_size,
+                                 progress and (lambda n: progress(n, len(chunks))))
+        return chunks, vectors
+
+    @abstractmethod
+    def compact(self) -> int:
+        """Drop deleted rows the store still holds; returns how many."""
+
+    def discard(self) -> None:  # noqa: B027 - a store whose writes are live has none to drop
+        """Drop the changes not saved yet, and what holds them (a writer giving up after a
+        failed write). Milvus's writes are live when made: nothing to drop there."""
+
+    @abstractmethod
+    def save(self) -> None:
+        """Make the writes durable and visible to every reader (a folder index publishes its
+        next version; Milvus flushes), and record the counts in the manifest."""
+
+    def close(self) -> None:  # noqa: B027 - a store with nothing to release keeps this
+        """Release what the index holds open (connections); reading after it is undefined."""
+
+    def __enter__(self) -> SemanticIndex:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         m = self.manifest
-        return (f"SemanticIndex({str(self.folder)!r}, documents={m['counts']['documents']}, "
+        return (f"{type(self).__name__}({str(self.location)!r}, "
+                f"documents={m.get('counts', {}).get('documents')}, "
                 f"model={m['encoder']['name']!r}, preset={m['preset']!r})")
 
 
-def open_index(target: str | Path, **kwargs):
-    """The index at `target`: a `SemanticIndex` for a folder, a `MilvusIndex` for a `milvus://`
-    address; `kwargs` as `SemanticIndex.open` takes them."""
+def open_index(target: str | Path, **kwargs) -> SemanticIndex:
+    """The index at `target` (a folder, a `milvus://` address or a `NAME.milvus` pointer);
+    `kwargs` as `SemanticIndex.open` takes them."""
     return SemanticIndex.open(target, **kwargs)

@@ -1,6 +1,6 @@
-"""Index builds as jobs (`common.jobs`): `python -m indexer rebuild|build|default ...` in its own
-process, with its progress in the job's progress file (`cli_progress.StageBar`). Each command
-continues an interrupted build from the shards it encoded, so resuming is running it again."""
+"""Index builds as jobs (`common.jobs`): `python -m indexer rebuild|build|sync|default ...` in
+its own process, with its progress in the job's progress file (`cli_progress.StageBar`). Each
+command continues an interrupted build from what it saved, so resuming is running it again."""
 
 from __future__ import annotations
 
@@ -34,6 +34,28 @@ def build_job(corpus: str | Path, out: str | Path, model: str, flags: Sequence[s
     return JobSpec("build", f"index:{Path(out).resolve()}",
                    title or f"Index {Path(corpus).name} with {Path(model).name}", argv,
                    resume_argv=argv, cwd=str(REPO), outputs={"index": str(out)})
+
+
+def sync_job(folder: str | Path, out: str | Path, model: str | None = None,
+             flags: Sequence[str] = (), *, title: str | None = None) -> JobSpec:
+    """Bring the index `out` up to date with the documents of `folder` (built on the first
+    run, with `model`). Resuming is running it again: it does what is left."""
+    argv = indexer_command("sync", str(folder), str(out),
+                           *(("--model", model) if model else ()), *flags)
+    return JobSpec("sync", f"index:{Path(out).resolve()}",
+                   title or f"Sync {Path(out).name} with {Path(folder).name}", argv,
+                   resume_argv=argv, cwd=str(REPO),
+                   outputs={"index": str(out), "folder": str(folder)})
+
+
+def failed_files(log: str) -> list[tuple[str, str]]:
+    """(file, reason) of each `failed FILE: reason` line a sync printed (its job's log)."""
+    out = []
+    for line in log.splitlines():
+        if line.startswith("failed ") and ": " in line:
+            file, _, reason = line[len("failed "):].partition(": ")
+            out.append((file, reason))
+    return out
 
 
 def default_job(lang: str, out: str | Path) -> JobSpec:

@@ -12,6 +12,7 @@ from typing import Any
 import faiss
 import numpy as np
 
+from common.documents import chunk_metadata
 from common.lexical import LexicalIndex
 from common.text import check_text
 
@@ -58,6 +59,10 @@ def check_search(queries: Sequence[str], k: int, mode: str, per_chunk: bool, rrf
     if mode not in MODES:
         raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
     per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
+    if weights is not None and mode != "hybrid":  # they were ignored without a word
+        raise QueryError(f"weights apply to mode='hybrid' only (they weigh its dense and "
+                         f"lexical lists); mode={mode!r} ranks by one list: drop weights, or "
+                         "search with mode='hybrid'")
     fusion_args = check_fusion(fusion, weights, rrf_k)
     try:
         knobs = check_knobs(spec, knobs)
@@ -207,7 +212,7 @@ class Searcher:
         for rank, (cid, score) in enumerate(ranked, start=1):
             doc_id, start, end, title, text, meta = rows[cid]
             hits.append(Hit(doc_id, cid, score, rank, text[start:end], title, start, end,
-                            json.loads(meta)))
+                            chunk_metadata(json.loads(meta), start)))
         return hits
 
 

@@ -36,6 +36,7 @@ class IndexStats:
     backend: str = "torch"  # what made the vectors (indexes from before backends: torch)
     fidelity: float | None = 1.0  # its min cosine to torch fp32, measured at export
     bm25: dict[str, float] = field(default_factory=lambda: Bm25Params().to_dict())  # k1, b
+    store: str = "folder"  # where it is kept: "folder" | "milvus"
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -51,7 +52,8 @@ def row_counts(manifest: dict, conn, *, working: bool) -> dict[str, int]:
     return db.counts(conn)
 
 
-def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int]) -> IndexStats:
+def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int],
+             store: str = "folder") -> IndexStats:
     """The stats of manifest `m` with the store's live `counts`."""
     return IndexStats(
         path=path, documents=counts["documents"], chunks=counts["chunks"],
@@ -63,5 +65,5 @@ def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int]) 
         duplicates=m["duplicates"], skipped=[SkippedRow(**s) for s in m["skipped"]],
         metadata_fields=dict(m["metadata_fields"]), chunking=dict(m["chunking"]),
         knobs=dict(knobs), source=m.get("source", ""), backend=index_backend(m, path),
-        fidelity=index_fidelity(m), bm25=Bm25Params.of(m).to_dict(),
+        fidelity=index_fidelity(m), bm25=Bm25Params.of(m).to_dict(), store=store,
     )

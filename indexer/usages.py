@@ -28,9 +28,19 @@ class Usage:
 class Usages:
     word: str
     layer: int
-    candidates: int  # chunks that contain the word
+    candidates: int  # distinct uses of the word compared (one per place in a document)
     found: list[Usage] = field(default_factory=list)  # the most similar, best first
     nearest: list[Hit] = field(default_factory=list)  # none contain it: nearest to the context
+    capped: bool = False  # the lexical search stopped at its limit: the index may hold more
+
+    def caption(self, index: str, anchor: str) -> str:
+        """What the list shows, counted: how many uses, of how many compared, from where."""
+        more = (f"the {self.candidates} distinct uses among the {CANDIDATES} chunks BM25 "
+                f"ranks first for “{self.word}” ({index} may hold more)" if self.capped else
+                f"all {self.candidates} distinct uses of “{self.word}” in {index}")
+        return (f"The {len(self.found)} closest of {more}, ranked by the cosine of the word's "
+                f"layer-{self.layer} vector with {anchor}'s. A use found twice (in two "
+                "overlapping chunks, or in two copies of one text) is listed once.")
 
 
 def word_usages(index, word: str, context: str, *, layer: int,
@@ -42,13 +52,28 @@ def word_usages(index, word: str, context: str, *, layer: int,
     the caller inspects with). Where no chunk contains the word, `nearest` holds the `top`
     chunks nearest to `context` as a whole (dense search)."""
     hits = index.search(word, k=candidates, mode="lexical", per_chunk=True)
-    found = [(hit, w) for hit in hits if (w := window(hit.text, word)) is not None]
+    found = distinct([(hit, w) for hit in hits if (w := window(hit.text, word)) is not None])
     if not found:
         return Usages(word, layer, 0, nearest=index.search(context, k=top))
     traj = trajectory((context, *[text for _, (text, _) in found]), word)
     similarity = traj.cosine[layer, 0, 1:]  # the context against each candidate
     return Usages(word, layer, len(found), found=[
-        Usage(found[i][0], *found[i][1], float(similarity[i])) for i in rank(similarity, top)])
+        Usage(found[i][0], *found[i][1], float(similarity[i])) for i in rank(similarity, top)],
+        capped=len(hits) >= candidates)
+
+
+def distinct(found: list[tuple[Hit, tuple[str, tuple[int, int]]]]) -> list:
+    """One entry per use: the same occurrence in two overlapping chunks of a document (the same
+    character offset), or the same passage in two documents (duplicates), is kept once."""
+    seen: set = set()
+    out = []
+    for hit, (text, span) in found:
+        keys = {(hit.doc_id, hit.start + hit.text.lower().find(text[span[0]:span[1]].lower())),
+                text}
+        if not keys & seen:
+            seen |= keys
+            out.append((hit, (text, span)))
+    return out
 
 
 def window(text: str, word: str, width: int = 160) -> tuple[str, tuple[int, int]] | None:

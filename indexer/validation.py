@@ -4,18 +4,19 @@ offending item and what would be accepted. `SemanticIndex` and `build_index` cal
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from common.corpus import Document
-from common.text import INVISIBLE_NOTE, has_visible_text
+from common.metadata import kind_problem, range_problem, type_problem
+from common.text import INVISIBLE_NOTE, has_visible_text, lone_surrogate, surrogate_note
 
 from .errors import QueryError
 from .presets import PRESETS
 
 DOCUMENT_KEYS = ("id", "text", "title", "metadata")
+MAX_TEXT_CHARS = 100_000  # a document text in one write (the service documents the same)
 
 
 def _kind(value: Any) -> str:
@@ -30,6 +31,8 @@ def check_doc_id(value: Any, where: str = "id") -> str:
     text = str(value)
     if not text.strip():
         raise ValueError(f"{where} is empty: give every document a non-empty id")
+    if (at := lone_surrogate(text)) is not None:
+        raise ValueError(f"{where} {surrogate_note(text, at)}")
     return text
 
 
@@ -43,39 +46,36 @@ def check_doc_ids(doc_ids: Any, what: str = "doc_ids") -> list[str]:
     return [check_doc_id(d, f"{what}[{i}]") for i, d in enumerate(doc_ids)]
 
 
-def _json_problem(value: Any) -> str | None:
-    """Why `value` cannot be stored as JSON metadata, or None when it can."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return None
-    if isinstance(value, float):
-        return None if math.isfinite(value) else "not a finite number"
-    if isinstance(value, (list, tuple)):
-        return next((p for p in map(_json_problem, value) if p), None)
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            return "a dict with non-string keys"
-        return next((p for p in map(_json_problem, value.values()) if p), None)
-    return f"a {_kind(value)}, which JSON cannot hold (convert it: str(), int(), .item())"
-
-
-def check_metadata(metadata: Any, where: str = "metadata") -> dict[str, Any]:
-    """A dict of str keys to JSON values. Filters and pick lists use the str / int / float /
-    bool ones; lists and dicts are kept and shown, never matched."""
+def check_metadata(metadata: Any, where: str = "metadata", who: str = "") -> dict[str, Any]:
+    """A dict of str keys to JSON values (integers within 64 bits: `common.metadata`). Filters
+    and pick lists use the str / int / float / bool ones; lists and dicts are kept and shown,
+    never matched. `who` starts the messages ("document 'a': ")."""
     if metadata is None:
         return {}
     if not isinstance(metadata, dict):
-        raise TypeError(f"{where} must be a dict of field -> value, got {_kind(metadata)}")
+        raise TypeError(f"{who}{where} must be a dict of field -> value, got {_kind(metadata)}")
     for key, value in metadata.items():
         if not isinstance(key, str) or not key:
-            raise TypeError(f"{where} keys must be non-empty strings, got {key!r}")
-        problem = _json_problem(value)
+            raise TypeError(f"{who}{where} keys must be non-empty strings, got {key!r}")
+        if (at := lone_surrogate(key)) is not None:
+            raise ValueError(f"{who}{where} key {key!r} {surrogate_note(key, at)}")
+        problem = type_problem(value)
         if problem:
-            raise TypeError(f"{where}[{key!r}] is {value!r}: {problem}")
+            raise TypeError(f"{who}{where}[{key!r}] is {_shown(value)}: {problem}")
+        problem = range_problem(value)
+        if problem:
+            raise ValueError(f"{who}{where}[{key!r}] is {_shown(value)}: {problem}")
     return dict(metadata)
 
 
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
 def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[str, Any]]:
-    """(id, text, title, metadata) of a document dict, each checked."""
+    """(id, text, title, metadata) of a document dict, each checked; errors after the id name
+    it first ("document 'a': documents[3]['text'] is empty")."""
     unknown = [k for k in item if k not in DOCUMENT_KEYS]
     if unknown:
         raise ValueError(f"{where} has unknown keys {', '.join(map(repr, unknown))}: a document "
@@ -85,19 +85,24 @@ def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[s
         raise ValueError(f"{where} has no {' or '.join(map(repr, missing))} key: a document "
                          "needs 'id' and 'text'")
     doc_id = check_doc_id(item["id"], f"{where}['id']")
+    who = f"document {doc_id[:80]!r}: "
     text = item["text"]
     if not isinstance(text, str):
-        raise TypeError(f"{where}['text'] must be a string, got {text!r} ({_kind(text)})")
+        raise TypeError(f"{who}{where}['text'] must be a string, got {_shown(text)} "
+                        f"({_kind(text)})")
     if not text.strip():
-        raise ValueError(f"{where}['text'] is empty: a document needs some text")
+        raise ValueError(f"{who}{where}['text'] is empty: a document needs some text")
     if not has_visible_text(text):
-        raise ValueError(f"{where}['text'] is empty: it holds {INVISIBLE_NOTE}; a document "
+        raise ValueError(f"{who}{where}['text'] is empty: it holds {INVISIBLE_NOTE}; a document "
                          "needs some text")
     title = item.get("title")
     if title is not None and not isinstance(title, str):
-        raise TypeError(f"{where}['title'] must be a string or None, got {_kind(title)}")
+        raise TypeError(f"{who}{where}['title'] must be a string or None, got {_kind(title)}")
+    for name, value in (("text", text), ("title", title or "")):
+        if (at := lone_surrogate(value)) is not None:
+            raise ValueError(f"{who}{where}[{name!r}] {surrogate_note(value, at)}")
     return doc_id, text, title or "", check_metadata(item.get("metadata"),
-                                                     f"{where}['metadata']")
+                                                     f"{where}['metadata']", who)
 
 
 def coerce_document(item: Any, where: str = "document") -> Document:
@@ -122,11 +127,39 @@ def check_document_list(documents: Any, what: str = "documents") -> Sequence:
     return documents
 
 
-def check_documents(documents: Any, batch_size: int) -> list:
-    """`SemanticIndex.add` / `upsert`: a list of documents, each checked, and the batch size."""
+def check_documents(documents: Any, batch_size: int,
+                    fields: dict[str, str] | None = None) -> list[Document]:
+    """`add` / `upsert` of either store: a list of documents, each checked, its text within
+    `MAX_TEXT_CHARS`, no id twice, and metadata of the kinds the index's `fields` ({field:
+    kind}) hold (`check_field_kinds`); and the batch size."""
     check_positive_int(batch_size, "batch_size")
-    return [coerce_document(d, f"documents[{i}]")
+    docs = [coerce_document(d, f"documents[{i}]")
             for i, d in enumerate(check_document_list(documents))]
+    first: dict[str, int] = {}
+    for i, doc in enumerate(docs):
+        if len(doc.text) > MAX_TEXT_CHARS:
+            raise ValueError(f"document {doc.id[:80]!r}: documents[{i}]['text'] is "
+                             f"{len(doc.text):,} characters; a document written to an index "
+                             f"holds at most {MAX_TEXT_CHARS:,}: split it into several "
+                             "documents (a build reads longer ones)")
+        if first.setdefault(doc.id, i) != i:
+            raise ValueError(f"documents[{i}] has the id {doc.id[:80]!r} of "
+                             f"documents[{first[doc.id]}]: each document of one write needs "
+                             "its own id (nothing was written)")
+    check_field_kinds(docs, fields or {})
+    return docs
+
+
+def check_field_kinds(docs: Sequence[Document], fields: dict[str, str]) -> dict[str, str]:
+    """The metadata field kinds after writing `docs` over an index whose fields are `fields`;
+    a value that would change a field's kind (`common.metadata`) raises a `ValueError` naming
+    the document and the field. Both stores call it before writing anything."""
+    kinds = dict(fields)
+    for doc in docs:
+        problem = kind_problem(kinds, doc.metadata)
+        if problem:
+            raise ValueError(f"document {doc.id[:80]!r}: {problem} (nothing was written)")
+    return kinds
 
 
 def check_positive_int(value: Any, name: str) -> int:

@@ -1,13 +1,17 @@
 """The RAG retrieval step: hits → a context that fits an LLM's token budget. Hits are
 deduplicated (the same text twice says nothing new), at most `max_chunks_per_doc` per document,
 and packed in rank order while they fit the budget, counted with the index encoder's tokenizer;
-each gets a citation number, and the prompt block cites them as "[1] …\n\n[2] …"."""
+each gets a citation number, and the prompt block cites them as "[1] …\n\n[2] …": a chunk of a
+user's file by where a reader finds it ("[1] reports/annual-2023.pdf, p. 2",
+"[2] notes/setup.md, § Install > Linux"), a corpus row by its title."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from common.documents import citation
 
 __all__ = ["Context", "ContextChunk", "context_for", "pack_context", "token_counter"]
 
@@ -25,6 +29,7 @@ class ContextChunk:
     end: int
     tokens: int  # of its block in the prompt
     metadata: dict[str, Any] = field(default_factory=dict)
+    cite: str = ""  # what follows [citation]: "reports/a.pdf, p. 2", "notes.md, § Setup", a title
 
 
 @dataclass(frozen=True)
@@ -50,8 +55,14 @@ def token_counter(encoder) -> Callable[[str], int]:
     return count
 
 
-def block(citation: int, title: str, text: str) -> str:
-    head = f"[{citation}] {title}".rstrip()
+def label(hit) -> str:
+    """How the prompt names a hit: its file, page and section (`common.documents.citation`),
+    else its title."""
+    return citation(hit.metadata, hit.title) if hit.metadata.get("source") else hit.title
+
+
+def block(number: int, cite: str, text: str) -> str:
+    head = f"[{number}] {cite}".rstrip()
     return f"{head}\n{text}"
 
 
@@ -77,23 +88,23 @@ def pack_context(hits: Sequence, count_tokens: Callable[[str], int], max_tokens:
         if per_doc.get(hit.doc_id, 0) >= max_chunks_per_doc:
             skipped["per_doc"] += 1
             continue
-        citation = len(chosen) + 1
-        tokens = count_tokens(block(citation, hit.title, hit.text))
+        number, cite = len(chosen) + 1, label(hit)
+        tokens = count_tokens(block(number, cite, hit.text))
         if used + tokens > max_tokens:
             skipped["budget"] += 1
             continue
         seen.add(key)
         per_doc[hit.doc_id] = per_doc.get(hit.doc_id, 0) + 1
         used += tokens
-        chosen.append(ContextChunk(citation, hit.doc_id, hit.chunk_id, hit.title, hit.text,
+        chosen.append(ContextChunk(number, hit.doc_id, hit.chunk_id, hit.title, hit.text,
                                    float(hit.score), hit.rank, hit.start, hit.end, tokens,
-                                   dict(hit.metadata)))
-    prompt = "\n\n".join(block(c.citation, c.title, c.text) for c in chosen)
+                                   dict(hit.metadata), cite))
+    prompt = "\n\n".join(block(c.citation, c.cite, c.text) for c in chosen)
     total = count_tokens(prompt) if chosen else 0
     while total > max_tokens:  # a tokenizer that counts the separators: drop from the end
         chosen.pop()
         skipped["budget"] += 1
-        prompt = "\n\n".join(block(c.citation, c.title, c.text) for c in chosen)
+        prompt = "\n\n".join(block(c.citation, c.cite, c.text) for c in chosen)
         total = count_tokens(prompt) if chosen else 0
     return Context(prompt, chosen, total, max_tokens, skipped)
 

@@ -34,8 +34,9 @@ class Encoders:
         self.loads = 0  # models loaded by this process (the first-load test reads it)
         self.observe = None  # (model, texts in one encode call, waits) -> None: the metrics
 
-    def for_index(self, manifest: dict, folder: Path) -> BatchedEncoder:
-        """The encoder index `folder` needs: its model on its own backend."""
+    def for_index(self, manifest: dict, folder: Path | str) -> BatchedEncoder:
+        """The encoder the index at `folder` (a path or an address) needs: its model on its own
+        backend."""
         key = (str(manifest["encoder"]["load_as"]), index_backend(manifest, folder))
         return self._get(key, lambda: self._load(manifest, folder))
 

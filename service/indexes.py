@@ -1,11 +1,12 @@
-"""The indexes under the root, opened once per published version: each request checks the
-manifest's file identity (a publish replaces `manifest.json` atomically, so a new version is a
-new file) and reopens the index when it changed, whoever published it: this server's own write
-or another process's (`python -m indexer add`). No restart, one `stat` per request."""
+"""The indexes under the root, of either store (index folders, and `NAME.milvus` files naming
+Milvus indexes: `indexer.find_indexes`), opened once per version: each request asks the index's
+location for its stamp (a folder: the manifest file's identity, since a publish replaces it
+atomically; Milvus: the manifest's version and build) and reopens the index when it changed,
+whoever wrote it: this server's own write or another process's (`python -m indexer add`). No
+restart; one `stat` (a folder) or one manifest read (Milvus) per request."""
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -13,9 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer import DiskFullError, SemanticIndex
+from indexer import DiskFullError, IndexLocation, SemanticIndex, find_indexes, locate
 from indexer.disk_full import free_space
-from indexer.store import MANIFEST, read_manifest
 
 from .encoders import Encoders
 from .errors import ApiError
@@ -25,7 +25,7 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 @dataclass
 class _Open:
-    stamp: tuple[int, int, int]
+    stamp: object
     index: SemanticIndex
 
 
@@ -40,23 +40,28 @@ class Indexes:
         self.opens = 0  # versions opened (a test reads it)
 
     def names(self) -> list[str]:
-        """Folders under the root that hold an index (a manifest), sorted."""
-        if not self.root.is_dir():
-            return []
-        return sorted(p.name for p in self.root.iterdir()
-                      if NAME.fullmatch(p.name) and (p / MANIFEST).is_file())
+        """The indexes in the root (folders and Milvus pointers), sorted."""
+        return sorted(self._found())
 
-    def folder(self, name: str) -> Path:
-        """The folder of index `name`: a 400 for a name that could leave the root, a 404 listing
+    def _found(self) -> dict[str, IndexLocation]:
+        if not self.root.is_dir():
+            return {}
+        return {f.name: f.location for f in find_indexes(self.root) if NAME.fullmatch(f.name)}
+
+    def location(self, name: str) -> IndexLocation:
+        """Where index `name` is: a 400 for a name that could leave the root, a 404 listing
         the indexes for one that is not there."""
         if not isinstance(name, str) or not NAME.fullmatch(name) or ".." in name:
             raise ApiError(400, f"invalid index name {name[:80]!r}: a name is letters, digits, "
                            "'.', '_' and '-' (at most 128, no '..'), one folder under the root")
         folder = self.root / name
-        if not (folder / MANIFEST).is_file():
+        if folder.is_dir() and (folder / "manifest.json").is_file():
+            return locate(folder)
+        found = self._found().get(name)
+        if found is None:
             names = ", ".join(self.names()) or "none (build one with `python -m indexer build`)"
             raise ApiError(404, f"no index {name!r}; indexes: {names}")
-        return folder
+        return found
 
     def lock(self, name: str) -> threading.Lock:
         """Held while this process opens a version of `name` (readers do not wait for it)."""
@@ -71,18 +76,18 @@ class Indexes:
 
     def get(self, name: str) -> SemanticIndex:
         """The current version of index `name`, opened with the shared encoder of its model."""
-        folder = self.folder(name)
-        stamp = self._stamp(folder)
+        where = self.location(name)
+        stamp = self._stamp(name, where)
         entry = self._open.get(name)
         if entry is not None and entry.stamp == stamp:
             return entry.index
         with self.lock(name):
             entry = self._open.get(name)
-            stamp = self._stamp(folder)
+            stamp = self._stamp(name, where)
             if entry is None or entry.stamp != stamp:
-                manifest, _ = read_manifest(folder)
-                enc = self.encoders.for_index(manifest, folder)
-                index = SemanticIndex.open(folder, encoder=enc)
+                manifest = where.read_manifest()
+                enc = self.encoders.for_index(manifest, str(where))
+                index = where.open(encoder=enc)
                 self.opens += 1
                 entry = _Open(stamp, index)
                 self._open[name] = entry
@@ -91,26 +96,27 @@ class Indexes:
     def fresh(self, name: str) -> SemanticIndex:
         """A private `SemanticIndex` of the current version, for a write (its changes stay its
         own until `save()`)."""
-        folder = self.folder(name)
-        manifest, _ = read_manifest(folder)
-        return SemanticIndex.open(folder, encoder=self.encoders.for_index(manifest, folder))
+        where = self.location(name)
+        return where.open(encoder=self.encoders.for_index(where.read_manifest(), str(where)))
 
     @contextmanager
     def writing(self, name: str) -> Iterator[SemanticIndex]:
-        """`fresh(name)` for one write: a write that fails (a full disk, a conflict, a bad
-        document) drops its changes and the staging folder holding them."""
+        """`fresh(name)` for one write, closed after it: a write that fails (a full disk, a
+        conflict, a bad document) drops its unsaved changes and what holds them."""
         index = self.fresh(name)
         try:
             yield index
         except DiskFullError as exc:
             index.discard()
             raise ApiError(507, f"the disk holding index {name!r} is full "
-                                f"({free_space(index.folder)}): nothing of this write was kept "
-                                "and the index serves its last version; free some space and "
-                                "send the write again") from exc
+                                f"({free_space(index.location)}): nothing of this write was "
+                                "kept and the index serves its last version; free some space "
+                                "and send the write again") from exc
         except BaseException:
             index.discard()
             raise
+        finally:
+            index.close()
 
     def models(self) -> dict[str, list[str]]:
         """Model name → the indexes that use it, then the bundled models (usable by name)."""
@@ -130,13 +136,13 @@ class Indexes:
         enc = self._models.get(model)
         if enc is not None:
             return enc
-        for name in self.names():
+        for name, where in sorted(self._found().items()):
             try:
-                manifest, _ = read_manifest(self.root / name)
+                manifest = where.read_manifest()
             except (OSError, ValueError):
                 continue
             if model in (manifest["encoder"]["name"], name):
-                enc = self.encoders.for_index(manifest, self.root / name)
+                enc = self.encoders.for_index(manifest, str(where))
                 break
         else:
             if model not in self.models():
@@ -148,20 +154,19 @@ class Indexes:
 
     def summary(self, name: str) -> dict:
         """`GET /v1/indexes`'s entry, from the manifest alone (nothing loaded)."""
-        folder = self.root / name
         try:
-            m, _ = read_manifest(folder)
-            return {"name": name, "model": m["encoder"]["name"],
+            where = self.location(name)
+            m = where.read_manifest()
+            return {"name": name, "store": where.kind, "model": m["encoder"]["name"],
                     "backend": m["encoder"].get("backend", "torch"),
                     "documents": m["counts"]["documents"], "chunks": m["counts"]["chunks"],
                     "preset": m["preset"], "dim": m["dim"], "version": m.get("version")}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, ApiError) as exc:
             return {"name": name, "error": str(exc)}
 
     @staticmethod
-    def _stamp(folder: Path) -> tuple[int, int, int]:
+    def _stamp(name: str, where: IndexLocation):
         try:
-            st = os.stat(folder / MANIFEST)
+            return where.stamp()
         except FileNotFoundError as exc:
-            raise ApiError(404, f"the index {folder.name!r} is gone") from exc
-        return st.st_ino, st.st_mtime_ns, st.st_size
+            raise ApiError(404, f"the index {name!r} is gone") from exc

@@ -57,7 +57,8 @@ def add_documents(name: str, body: DocumentsRequest, request: Request) -> dict:
                                     "written; send replace: true to replace them")
         chunks = index.upsert(docs) if body.replace else index.add(docs)
         index.save()
-    return {"documents": len(docs), "chunks": chunks, "version": index.stats().version}
+        version = index.stats().version
+    return {"documents": len(docs), "chunks": chunks, "version": version}
 
 
 @router.delete("/v1/indexes/{name}/documents")
@@ -70,4 +71,5 @@ def delete_documents(name: str, body: DeleteRequest, request: Request) -> dict:
         missing = index.missing(body.ids)
         deleted = index.delete(body.ids)
         index.save()
-    return {"deleted": deleted, "missing": missing, "version": index.stats().version}
+        version = index.stats().version
+    return {"deleted": deleted, "missing": missing, "version": version}

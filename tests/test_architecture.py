@@ -10,7 +10,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "ARCHITECTURE.md"
 PACKAGES = ("common", "metrics", "encoder", "indexer", "training", "app", "bench", "tools",
-            "rag", "service")
+            "rag", "service", "bertscope")
 # top-level import name -> the package (folder) it belongs to
 OWNER = {p: p for p in PACKAGES} | {"appkit": "app", "charts": "app"}
 

@@ -1,6 +1,6 @@
-"""Command line: `python -m training fit | evaluate | experiment pooling`. Parses flags into the
-library's configs and prints results; user errors end as one line on stderr with exit status 2
-(a bad flag value: argparse's usage line and one error line, also 2)."""
+"""Command line: `python -m training fit | evaluate | experiment pooling | adapt | mlm ...`.
+Parses flags into the library's configs and prints results; user errors end as one line on
+stderr with exit status 2 (a bad flag value: argparse's usage line and one error line, also 2)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from common import check_output_file, os_error_text
 from common.argtypes import POSITIVE
 from encoder.backends import AUTO, BACKENDS
 
+from . import adapt_cli
 from .errors import TrainingError
 from .flags import add_fit_flags, fit_config
 from .mlm import cli as mlm_cli
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     pool.add_argument("--modes", default="cls,mean,max")
     pool.add_argument("--resume", action="store_true")
     mlm_cli.add_parsers(sub)
+    adapt_cli.add_parser(sub)
     return parser
 
 
@@ -123,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         torch.set_num_threads(args.threads)
     commands = {"fit": run_fit, "evaluate": run_evaluate, "experiment": run_experiment,
-                **mlm_cli.COMMANDS}
+                "adapt": adapt_cli.run_adapt, **mlm_cli.COMMANDS}
     from encoder.errors import EncoderNotFoundError  # after parsing: --help stays quick
 
     try:

@@ -88,9 +88,12 @@ def run_cross_validation(recipe: Recipe, *, resume: bool = False) -> str:
         fit(_fold_config(recipe.config, triplets, out / "final"),
             resume=resume and (out / "final" / "run.json").is_file())
     p = record["pooled"]
+    final = (f"\nthe model to ship, trained on every {cv.split} query: {out / 'final'}"
+             if cv.final else "")
     return (f"{recipe.name}: {cv.folds}-fold cross-validated dense retrieval on "
             f"{len(runs)} {cv.split} queries: nDCG@10 {p['ndcg@10']:.4f}, Recall@100 "
-            f"{p['recall@100']:.4f}, MRR@10 {p['mrr@10']:.4f} (per fold in {out / CV_FILE})")
+            f"{p['recall@100']:.4f}, MRR@10 {p['mrr@10']:.4f} (per fold in {out / CV_FILE})"
+            + final)
 
 
 def dense_run(model: str | Path, corpus: dict[str, dict], queries: dict[str, str],

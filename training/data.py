@@ -5,7 +5,9 @@ Kinds (see ../shared/data/README.md):
   lie within 0-1 is on a 0-1 scale: `LoadedData.score_max`);
 - `binary`: sentence1, sentence2, score in {0, 1} (LCQMC, ATEC);
 - `nli`: premise, hypothesis, label in entailment / neutral / contradiction;
-- `triplet`: anchor, positive, negative texts (retrieval: query, relevant, hard negative).
+- `triplet`: anchor, positive and optionally negative texts (retrieval: query, relevant, hard
+  negative); without a negative column, (anchor, positive) pairs whose negatives are the other
+  rows of the batch (MNRL's in-batch negatives).
 JSONL, CSV, TSV and Parquet files with named columns are read; a name that is not a local file is
 tried as a hub data set (needs a network). Rows with a missing, empty, non-numeric or out-of-range
 field are skipped and listed in `LoadedData.bad_rows`, never dropped silently.
@@ -23,7 +25,7 @@ from datasets import Dataset
 from common import check_path
 
 from .data_clean import NLI_LABELS, BadRow, clean_nli, clean_pairs, clean_texts
-from .data_columns import column_names, guess_kind, resolve_columns
+from .data_columns import column_names, guess_kind, has_column, resolve_columns
 from .data_read import read_records
 from .errors import TrainingError
 
@@ -94,8 +96,10 @@ def load_pairs(
     if kind == "nli":
         fields = resolve_columns(columns, ("premise", "hypothesis", "label"), name, kind)
         rows, bad = clean_nli(records, fields)
-    elif kind == "triplet":
-        fields = resolve_columns(columns, ("anchor", "positive", "negative"), name, kind)
+    elif kind == "triplet":  # the hard negative is optional: MNRL's in-batch negatives do
+        wanted = ("anchor", "positive", "negative") if has_column(columns, "negative") \
+            else ("anchor", "positive")
+        fields = resolve_columns(columns, wanted, name, kind)
         rows, bad = clean_texts(records, fields)
     else:
         fields = resolve_columns(columns, ("sentence1", "sentence2", "score"), name, kind)

@@ -29,6 +29,10 @@ def column_names(records: list[tuple[int, dict | str]]) -> set[str]:
     return names
 
 
+def has_column(columns: set[str], canonical: str) -> bool:
+    return any(a in columns for a in ALIASES[canonical])
+
+
 def resolve_columns(columns: set[str], wanted: Iterable[str], name: str,
                     kind: str) -> dict[str, str]:
     fields = {}

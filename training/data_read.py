@@ -9,6 +9,7 @@ from typing import Any
 
 from datasets import load_dataset
 
+from common.encoding import not_utf8
 from common.jsonl import jsonl_objects
 
 from .errors import TrainingError
@@ -31,6 +32,7 @@ def read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] | 
         raise TrainingError(
             f"{name}: unknown file type {path.suffix!r}. Valid: {', '.join(sorted(READERS))}"
         )
+    _check_text_file(path, name, reader)
     if reader == "jsonl":
         yield from jsonl_objects(path)
         return
@@ -48,6 +50,27 @@ def read_records(name: str, split: str) -> Iterator[tuple[int, dict[str, Any] | 
         raise TrainingError(f"{name}: cannot read as {reader}: {_first_line(_root(exc))}") \
             from exc
     yield from enumerate(table, start=1)
+
+def _check_text_file(path: Path, name: str, reader: str) -> None:
+    """Refuse, saying why, a file whose rows no reader would find: compressed, UTF-16, a JSON
+    array where JSON Lines are read, a CSV that is not UTF-8 or holds only its header (each
+    gave "needs a 'sentence1' column; found none" or datasets' "corresponds to no data")."""
+    if reader == "parquet":
+        return
+    problem = not_utf8(path, scan=reader != "jsonl")  # JSONL: a bad line is a bad row
+    if problem:
+        raise TrainingError(f"{name} {problem}")
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if reader == "jsonl" and text.startswith("["):
+        raise TrainingError(f"{name} holds a JSON array; a pairs file is JSON Lines, one object "
+                            "a line: convert it (jq -c '.[]' FILE > FILE.jsonl)")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if reader != "jsonl" and len(lines) <= 1 and len(head) < 1 << 16:
+        held = f"only its header row ({lines[0][:80]})" if lines else "no rows"
+        raise TrainingError(f"{name} holds {held}: no pairs to train on")
+
 
 def _read_hub(name: str, split: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:

@@ -39,12 +39,14 @@ def mlm_heads_job(name: str, *, steps: int | None = None, fingerprint: str | Non
 
 
 def fit_job(out: str | Path, flags: Sequence[str], *, title: str | None = None,
-            threads: int | None = None) -> JobSpec:
+            threads: int | None = None, model: str | Path | None = None) -> JobSpec:
     """`python -m training fit FLAGS --out OUT` (a recipe: `flags=("--config", path, ...)`);
-    continued with `--resume` from the last checkpoint."""
+    continued with `--resume` from the last checkpoint. `model`: where the model to use lands
+    when not at OUT (a cross-validating recipe's `OUT/final`)."""
     argv = training_command("fit", *flags, "--out", str(out), threads=threads)
     return JobSpec("fit", f"fit:{Path(out).resolve()}", title or f"Fine-tune into {out}", argv,
-                   resume_argv=(*argv, "--resume"), cwd=str(REPO), outputs={"run": str(out)})
+                   resume_argv=(*argv, "--resume"), cwd=str(REPO),
+                   outputs={"run": str(model or out)})
 
 
 def mlm_job(out: str | Path, flags: Sequence[str], *, title: str | None = None,
@@ -54,6 +56,18 @@ def mlm_job(out: str | Path, flags: Sequence[str], *, title: str | None = None,
     return JobSpec("mlm", f"mlm:{Path(out).resolve()}", title or f"MLM pretraining into {out}",
                    argv, resume_argv=(*argv, "--resume"), cwd=str(REPO),
                    outputs={"run": str(out)})
+
+
+def adapt_job(index: str | Path, out: str | Path, *, flags: Sequence[str] = (),
+              title: str | None = None, threads: int | None = None) -> JobSpec:
+    """`python -m training adapt --index INDEX --out OUT FLAGS`: the index's encoder fine-tuned
+    on the index's own documents, with its held-out check; continued with `--resume`."""
+    argv = training_command("adapt", "--index", str(index), "--out", str(out), *flags,
+                            threads=threads)
+    return JobSpec("adapt", f"adapt:{Path(out).resolve()}",
+                   title or f"Adapt {Path(index).name}'s encoder to its documents into "
+                            f"{Path(out).name}", argv, resume_argv=(*argv, "--resume"),
+                   cwd=str(REPO), outputs={"run": str(out), "index": str(index)})
 
 
 def saved_step(run: str | Path) -> int | None:

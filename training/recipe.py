@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from common.encoding import not_utf8
 from common.home import data_root
 
 from .checks import SCORED_APART, scored_on_training_data
@@ -28,11 +29,12 @@ from .losses import get_loss
 from .recipe_checks import Checker as _Checker
 from .recipe_checks import existing as _existing
 from .recipe_cv import CrossValidation, cross_validation
+from .recipe_data import recipe_data
 from .settings import RECIPE_SETTINGS, STAGE_SETTINGS, TASK_MAX_ROWS
 
 CV_TRAIN = "cv:train"  # in a cross-validation recipe: the triplets of the training folds
 
-TOP_KEYS = {"recipe", "about", "holdout", "stages", "dev", "report", "cross_validation",
+TOP_KEYS = {"recipe", "about", "data", "holdout", "stages", "dev", "report", "cross_validation",
             *(s.key for s in RECIPE_SETTINGS)}
 STAGE_KEYS = {"name", "train", "max_rows", "tasks", "about", "loss", *STAGE_SETTINGS}
 TASK_KEYS = {"train", "loss", "max_rows"}
@@ -59,6 +61,9 @@ def read_recipe_file(path: str | Path) -> dict[str, Any]:
     p = Path(path).expanduser()
     if not p.is_file():
         raise TrainingError(f"--config {p}: no such recipe file (see recipes/ for examples)")
+    problem = not_utf8(p)
+    if problem:
+        raise TrainingError(f"{p} {problem}")
     text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Notepad) is no JSON
     try:
         if p.suffix.lower() in (".yaml", ".yml"):
@@ -90,6 +95,7 @@ def load_recipe(
     v = _Checker(Path(path))
     v.keys(raw, TOP_KEYS, "")
     name = v.typed(raw, "recipe", (str,), "", required=True)
+    recipe_data(raw, str(path))  # the data sets it names: name, hub id, licence, files
     settings = {s.field: v.ruled(raw, s.key, s.rule, "", required=s.required)
                 for s in RECIPE_SETTINGS if s.required or s.key in raw}
     root = data_root(data)

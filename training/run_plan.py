@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common.home import REPO, bertscope_home
+from common import shipped_folder
+from common.home import bertscope_home
 
 from .config import FitConfig
 from .data import load_pairs
@@ -18,7 +19,7 @@ from .holdout import HoldoutSpec, materialise
 from .recipe import Recipe, load_recipe, read_recipe_file
 from .settings import BY_FIELD, setting_flags
 
-RECIPES = REPO / "recipes"
+RECIPES = shipped_folder("recipes")  # the checkout's, or where a wheel installed them
 # what a page offers to change; the rest (prompt, checkpoints, progress) stays as given
 PAGE_SETTINGS = ("pooling", "max_seq_length", "batch_size", "learning_rate", "warmup_ratio",
                  "weight_decay", "eval_steps", "logging_steps", "seed", "max_rows",
@@ -27,7 +28,8 @@ KIND_TEXT = {
     "scored": "scored pairs (sentence1, sentence2, a similarity score)",
     "binary": "binary pairs (sentence1, sentence2, a 0/1 label)",
     "nli": "NLI pairs (premise, hypothesis, entailment / neutral / contradiction)",
-    "triplet": "triplets (anchor, positive, hard negative)",
+    "triplet": "retrieval pairs (anchor, positive, and an optional hard negative; the other "
+               "rows of a batch are negatives too)",
 }
 HOLD_OUT_SUFFIXES = (".jsonl", ".json")  # what `holdout` splits
 SCORED_KINDS = ("scored", "binary")  # what a dev set scores (Spearman of cosine)
@@ -74,6 +76,13 @@ def recipe_about(path: str | Path) -> str:
     """The recipe's own `about` text ("" where it has none)."""
     about = read_recipe_file(path).get("about", "")
     return about if isinstance(about, str) else ""
+
+
+def missing_recipe_data(path: str | Path, data: str | Path) -> list:
+    """The data sets recipe `path` names that data root `data` lacks (`recipe_data.DataSet`s)."""
+    from .recipe_data import missing_data
+
+    return missing_data(read_recipe_file(path), str(path), data)
 
 
 def check_recipe(path: str | Path, data: str | Path | None = None) -> Recipe:

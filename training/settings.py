@@ -38,6 +38,7 @@ class Rule:
     minimum: float | None = None  # value >= minimum
     above: float | None = None  # value > above
     below: float | None = None  # value < below
+    maximum: float | None = None  # value <= maximum
     check: Callable[[Any], str | None] | None = None
     nullable: bool = False
 
@@ -47,7 +48,8 @@ class Rule:
         if self.minimum is not None and self.below is not None:
             return f"in [{_shown(self.minimum)}, {_shown(self.below)})"
         parts = [f"{op} {_shown(x)}" for op, x in
-                 ((">=", self.minimum), (">", self.above), ("<", self.below)) if x is not None]
+                 ((">=", self.minimum), (">", self.above), ("<", self.below),
+                  ("<=", self.maximum)) if x is not None]
         return " and ".join(parts)
 
     @property
@@ -61,13 +63,14 @@ class Rule:
         if value is None and self.nullable:
             return None
         if not self._of_kind(value):
-            return f"must be {_KINDS[self.kind]} {self.text}".rstrip() + f", got {value!r}"
+            return f"must be {_KINDS[self.kind]} {self.text}".rstrip() + f", got {_got(value)}"
         if self.check is not None:
             return self.check(value)
         bad = ((self.minimum is not None and value < self.minimum)
                or (self.above is not None and value <= self.above)
-               or (self.below is not None and value >= self.below))
-        return f"must be {self.text}, got {value!r}" if bad else None
+               or (self.below is not None and value >= self.below)
+               or (self.maximum is not None and value > self.maximum))
+        return f"must be {self.text}, got {_got(value)}" if bad else None
 
     def _of_kind(self, value: Any) -> bool:
         if self.kind is str:
@@ -75,15 +78,26 @@ class Rule:
         if isinstance(value, bool) or self.kind is bool:
             return isinstance(value, bool) and self.kind is bool
         kinds = (int,) if self.kind is int else (int, float)
-        return isinstance(value, kinds) and math.isfinite(value)
+        try:
+            return isinstance(value, kinds) and math.isfinite(value)
+        except OverflowError:  # an integer of hundreds of digits: no number a run can use
+            return False
 
     def argtype(self) -> Callable[[str], Any]:
         """argparse's `type=`: a refused value ends as `argument --flag: must be ...`."""
         if self.kind is int:
             return integer(self.minimum, None if self.below is None else self.below - 1)
         if self.kind is float:
-            return number(self.minimum, above=self.above, below=self.below)
+            return number(self.minimum, above=self.above, below=self.below,
+                          maximum=self.maximum)
         return str
+
+
+def _got(value: Any) -> str:
+    """`value` as a message shows it: an integer of hundreds of digits by its size."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return repr(value)
 
 
 def _raised(check: Callable[[Any], Any]) -> Callable[[Any], str | None]:
@@ -155,7 +169,8 @@ _DEFAULTS = {f.name: f.default for f in dataclasses.fields(FitConfig)
 POSITIVE = Rule(int, minimum=1)
 OPTIONAL_POSITIVE = Rule(int, minimum=1, nullable=True)
 LEARNING_RATE = Rule(float, above=0)
-EPOCHS = Rule(float, above=0)
+MAX_EPOCHS = 1000  # a bound that no useful run reaches; 1e9 epochs were taken, and never end
+EPOCHS = Rule(float, above=0, maximum=MAX_EPOCHS)
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("model", "--model", "model", Rule(str), "bundled name or model folder", required=True),

@@ -1,4 +1,5 @@
-"""Find index folders and trained model folders below a root (no loading, just the file system)."""
+"""Find indexes (either store: `indexer.find_indexes`) and trained model folders below a root,
+without loading them."""
 
 from __future__ import annotations
 
@@ -20,23 +21,19 @@ def _walk(root: Path, depth: int = 0):
 
 
 def find_indexes(root: Path) -> list[Path]:
-    """Folders below `root` that hold a `manifest.json` (the store's marker file), and files
-    `NAME.milvus` there, each naming a Milvus index by its address (`indexer.milvus`)."""
-    found = []
-    for folder in _walk(root):
-        if (folder / "manifest.json").is_file():
-            found.append(folder)
-        try:
-            found.extend(sorted(p for p in folder.glob("*.milvus") if p.is_file()))
-        except OSError:
-            continue
-    return found
+    """Index folders below `root`, and files `NAME.milvus` there, each naming a Milvus index by
+    its address (`indexer.find_indexes`)."""
+    from indexer import find_indexes as found
+
+    return [f.path for f in found(root, MAX_DEPTH)]
 
 
-def index_stamp(path: Path) -> float:
-    """What changes when the index at `path` is published again: its manifest's mtime (for a
-    `NAME.milvus` file, the file's own: a Milvus index's writes are live, not versions)."""
-    return (path if path.is_file() else path / "manifest.json").stat().st_mtime
+def index_stamp(path: Path):
+    """What changes when the index at `path` (a folder, or a `NAME.milvus` pointer) has a new
+    version to open: `indexer.locate(path).stamp()`, the same test the service makes."""
+    from indexer import locate
+
+    return locate(path).stamp()
 
 
 def default_position(names: list[str], default: str) -> int:

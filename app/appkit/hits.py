@@ -9,12 +9,22 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from common.documents import citation
+
 from .explaining import explain_hit
 from .guard import EXPECTED, sentence
 from .progress import ProgressBar
 from .render import excerpt, highlighted_html
 from .shading import shaded_html
 
+# shown as the citation line (source, page, section) or of no use to a reader (the hash)
+CITED = frozenset({"source", "page", "section", "sha256"})
+# what the explanations took, and where (bench/results/explain-timing.md; the first load: issue #42)
+OCCLUSION_TIMES = ("Occlusion took 0.5 s for a query and a ~55-token chunk with minilm and 1.1 s "
+                   "with e5-multilingual, measured on 2 quiet AMD EPYC cores "
+                   "(bench/results/explain-timing.md). The first explanation of a session also "
+                   "loads the model's torch weights: 12–14 s in a browser on a busy 2-core "
+                   "machine.")
 HEATMAP_WORDS = 40  # chunk words a heatmap can label readably side by side
 
 # translucent backgrounds in the text's own colour: readable in the light and the dark theme
@@ -48,24 +58,31 @@ def hit_card(hit, document, *, badge: str = "",
                 f"<span style='opacity:0.7'>· score {hit.score:.4f} · doc "
                 f"{html.escape(str(hit.doc_id))} · chunk {html.escape(str(hit.chunk_id))}</span>"
                 "</div>")
+        from_file = "source" in hit.metadata and "sha256" in hit.metadata
+        if from_file:  # a chunk of a user's file: where a reader finds it
+            st.html(f"<div class='citation' style='opacity:0.85'>📄 "
+                    f"{html.escape(citation(hit.metadata))}</div>")
         st.html(highlighted_html(*excerpt(document.text, hit.start, hit.end)))
-        if hit.metadata:
+        shown = {k: v for k, v in hit.metadata.items() if not (from_file and k in CITED)}
+        if shown:
             st.html("<div style='opacity:0.75'>" + " · ".join(
                 f"{html.escape(str(k))}: {html.escape(str(v))}"
-                for k, v in hit.metadata.items()) + "</div>")
+                for k, v in shown.items()) + "</div>")
         with st.expander("Whole document (matching chunk marked)"):
             st.html(highlighted_html(document.text, (hit.start, hit.end)))
         if why is not None:
             with st.expander("Why this match"):
-                if st.checkbox("Explain this hit (occlusion first, about a second)",
+                st.caption(OCCLUSION_TIMES)
+                if st.checkbox("Explain this hit (occlusion first)",
                                key=f"why-{key}{hit.chunk_id}"):
                     why(hit)
 
 
 def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[object], None]:
-    """`why(hit)` for `hit_card`: occlusion at once (each word's cosine drop when deleted, about a
-    second), then, on request, the exact attribution (integrated Jacobians: the word × word
-    heatmap and its completeness error) with a progress bar, a time estimate and a way out."""
+    """`why(hit)` for `hit_card`: occlusion at once (each word's cosine drop when deleted;
+    `OCCLUSION_TIMES` says what it took), then, on request, the exact attribution (integrated
+    Jacobians: the word × word heatmap and its completeness error) with a progress bar, a time
+    estimate from the rate in token passes, and a way out."""
     from charts.explanation import attribution_heatmap
 
     def why(hit) -> None:
@@ -85,15 +102,17 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
         key = f"why-exact-{index_key}-{hit.chunk_id}-{steps}"
         if not st.session_state.get(key):
             st.button(f"Exact attribution: integrated Jacobians, {steps} steps ({work:,} "
-                      "Jacobian-vector products; seconds for a sentence, minutes for a long "
-                      "chunk on a CPU)", key=f"{key}-button",
+                      "token passes; a query and a ~55-token chunk took 25 s with minilm and "
+                      "93 s with e5-multilingual on 2 quiet AMD EPYC cores, more on a busy "
+                      "machine)",
+                      key=f"{key}-button",
                       on_click=lambda: st.session_state.update({key: True}))
             return
         st.caption("Changing any control or leaving the page stops it.")
         try:
             ex = explain_hit(index_key, query, hit.chunk_id, "integrated-jacobians", steps, index,
                              hit, ProgressBar("Integrated Jacobians on the torch model",
-                                              unit="Jacobian-vector products"))
+                                              unit="token passes"))
         except EXPECTED as exc:
             st.error(f"Cannot explain this match: {sentence(exc)}")
             return

@@ -34,6 +34,10 @@ class ProgressBar:
         if eta_s is None and self.estimate and done and total:
             eta_s = (time.perf_counter() - self.started) / done * (total - done)
         unit = f" {self.unit}" if self.unit else ""
+        if not total:  # a stage that counts nothing (loading, exporting the model): say so
+            self.bar.progress(0.0, text=f"{label or self.label}: under way, no count or "
+                                        "estimate to give")
+            return
         self.bar.progress(min(done / total, 1.0) if total else 0.0,
                           text=f"{label or self.label}: {done:,} of {total or '?':,}{unit}"
                                f"{time_left(eta_s)}")

@@ -103,8 +103,8 @@ def get_encoder(key: str, *, inspect_only: bool = False) -> Encoder:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _index(path: str, stamp: float):
-    # `stamp` (the manifest's mtime) makes a rebuilt index load afresh.
+def _index(path: str, stamp):
+    # `stamp` (`index_stamp`: a new version of either store) makes it load afresh.
     from indexer import SemanticIndex
 
     return SemanticIndex.open(path)

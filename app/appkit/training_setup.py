@@ -33,6 +33,7 @@ class Source:
     recipe: Path | None = None
     config: Any = None  # the recipe's FitConfig
     data: Any = None  # training.run_plan.DataCheck
+    folds: bool = False  # a cross-validating recipe: its model to ship is OUT/final
 
 
 @st.cache_data(show_spinner="Reading the recipe…")
@@ -67,27 +68,51 @@ def keep_upload(name: str, data: bytes, limit_mb: int) -> Path:
     return path
 
 
+def upload_help() -> None:
+    """The fields each kind of file needs, an example row of each, and example files."""
+    from training.data_examples import EXAMPLES, example_jsonl, kinds_table
+
+    st.markdown("Each row is one training example; its column names say its kind (JSON lines, "
+                "CSV, TSV or Parquet):")
+    st.dataframe(pd.DataFrame(kinds_table()), hide_index=True, key="train-kinds")
+    for where, kind in zip(st.columns(len(EXAMPLES)), EXAMPLES, strict=True):
+        where.download_button(f"Example {kind} file", example_jsonl(kind),
+                              file_name=f"example-{kind}.jsonl", mime="application/jsonl",
+                              key=f"train-example-{kind}")
+
+
 def choose_source(config: AppConfig) -> Source:
     """The recipe or data file, described; stops the page until one is usable."""
     from training.run_plan import shipped_recipes
 
     how = st.radio("Train on", SOURCES, horizontal=True, key="train-source")
     if how == SOURCES[0]:
+        from training.recipe_data import missing_text
+        from training.run_plan import missing_recipe_data
+
         recipes = shipped_recipes()
         name = st.selectbox("Recipe (recipes/)", list(recipes), key="train-recipe")
         path = recipes[name]
+        missing = call_or_stop(missing_recipe_data, path, config.data_root,
+                               what=f"Cannot use recipe {name}")
+        if missing:
+            st.warning(missing_text(name, missing, config.data_root))
+            st.button("Upload a data file instead", key="train-upload-instead",
+                      on_click=lambda: st.session_state.update({"train-source": SOURCES[2]}))
+            st.stop()
         fit_config, folds = call_or_stop(_recipe, str(path), path.stat().st_mtime,
                                          str(config.data_root), what=f"Cannot use recipe {name}")
         from training.run_plan import recipe_about, stage_rows
 
         st.caption(recipe_about(path))
         if folds:
-            st.info(f"{name} cross-validates: one model per fold, each scored on queries it never "
-                    "saw, and no single model to re-index with. This page trains one model; run "
-                    f"it in a terminal: `python -m training fit --config {path} --out FOLDER`.")
-            st.stop()
+            st.info(f"{name} cross-validates first: one model per fold, each scored on the "
+                    "queries it never saw (the recipe's estimate, in crossval.json); then it "
+                    "trains the model to ship on every query, in the run folder's `final/`: "
+                    "the model this page re-indexes with. It takes the longest of the recipes "
+                    "(see its description above).")
         st.dataframe(pd.DataFrame(stage_rows(fit_config)), hide_index=True)
-        return Source(name, recipe=path, config=fit_config)
+        return Source(name, recipe=path, config=fit_config, folds=folds)
     if how == SOURCES[1]:
         if problem := data_folder_problem(config.data_root):
             st.warning(problem)
@@ -99,6 +124,7 @@ def choose_source(config: AppConfig) -> Source:
             st.stop()
         path = call_or_stop(confine_path, config.data_root, typed)
     else:
+        upload_help()
         upload = st.file_uploader(f"Training file (up to {config.upload_limit_mb} MB)",
                                   type=list(DATA_TYPES), key="train-upload",
                                   max_upload_size=config.upload_limit_mb)
@@ -111,13 +137,40 @@ def choose_source(config: AppConfig) -> Source:
     return Source(Path(path).stem, data=data)
 
 
-def settings_form(defaults: dict[str, Any], *, key: str) -> dict[str, Any]:
-    """One widget per setting, opened on `defaults`; the values as typed, each checked by its
-    rule (a refused value stops the page with the rule's sentence)."""
+def checked_field(where, name: str, default: Any, rule, *, key: str, help_: str,
+                  nullable: bool = False) -> tuple[Any, str | None]:
+    """A number typed as text and checked by its setting's rule; a refusal is said right under
+    the field (nothing is replaced behind the user's back). (value, the refusal or None)."""
+    shown = "" if default is None else str(default)
+    text = where.text_input(name, value=shown, key=key, help=help_,
+                            placeholder="not set" if nullable else None).strip()
+    if not text and nullable:
+        return None, None
+    try:
+        value: Any = float(text)
+        if rule.kind is int and value.is_integer() and "." not in text and "e" not in text.lower():
+            value = int(value)
+        elif rule.kind is int:
+            raise ValueError
+    except ValueError:
+        kind = "a whole number" if rule.kind is int else "a number"
+        problem = f"{name}: {text!r} is not {kind}"
+    else:
+        problem = rule.problem(value)
+        problem = f"{name}: {problem}" if problem else None
+    if problem:
+        where.error(problem)
+    return value if problem is None else None, problem
+
+
+def settings_form(defaults: dict[str, Any], *, key: str) -> tuple[dict[str, Any], list[str]]:
+    """One widget per setting, opened on `defaults`; (the values as typed, the refusals). Each
+    number is checked by its rule and a refused one is said next to its field."""
     from training.settings import BY_FIELD
     from training.siamese import POOLING_MODES
 
     values: dict[str, Any] = {}
+    problems: list[str] = []
     columns = st.columns(4)
     for i, (field, default) in enumerate(defaults.items()):
         s = BY_FIELD[field]
@@ -131,28 +184,17 @@ def settings_form(defaults: dict[str, Any], *, key: str) -> dict[str, Any]:
             values[field] = where.checkbox(name, value=bool(default), key=wkey, disabled=bool(
                 default), help=help_ + (" (the recipe sets it; a flag cannot unset it)"
                                         if default else ""))
-        elif s.rule.kind is int:
-            values[field] = where.number_input(
-                name, value=default, step=1, key=wkey, help=help_,
-                min_value=int(s.rule.minimum) if s.rule.minimum is not None else None,
-                placeholder="not set" if s.rule.nullable else None)
-        else:  # floats as typed (2e-5); their bounds are checked below
-            text = where.text_input(name, value=str(default), key=wkey, help=help_).strip()
-            try:
-                values[field] = float(text)
-            except ValueError:
-                st.error(f"{name}: {text!r} is not a number")
-                st.stop()
-    for field, value in values.items():
-        if problem := BY_FIELD[field].rule.problem(value):
-            st.error(f"{BY_FIELD[field].flag[2:]}: {problem}")
-            st.stop()
-    return values
+        else:
+            values[field], problem = checked_field(where, name, default, s.rule, key=wkey,
+                                                   help_=help_, nullable=s.rule.nullable)
+            if problem:
+                problems.append(problem)
+    return values, problems
 
 
 def run_folder(config: AppConfig, suggested: str) -> Path:
     """The run's folder under the runs root, named by the user (a new name)."""
-    base = re.sub(r"[^A-Za-z0-9_-]", "-", suggested).strip("-") or "run"
+    base = re.sub(r"[^A-Za-z0-9_-]", "-", suggested)[:56].strip("-") or "run"  # 64 with -N
     name, n = base, 2
     while (config.runs_root / name).exists():
         name, n = f"{base}-{n}", n + 1
@@ -176,11 +218,15 @@ def plan_and_start(runner, config: AppConfig) -> None:
     source = choose_source(config)
     default_model = source.config.model if source.config is not None else "minilm"
     model = pick_model(config, default=default_model, key=f"train-base-{source.name}")
-    dev_pairs, epochs = 0, None
+    dev_pairs, epochs, problems = 0, None, []
     if source.data is not None:
+        from training.settings import STAGE_SETTINGS
+
         left, right = st.columns(2)
-        epochs = right.number_input("epochs", 0.1, 100.0, 1.0, key="train-epochs",
-                                    help="Passes over the training file.")
+        epochs, problem = checked_field(right, "epochs", 1.0, STAGE_SETTINGS["epochs"][1],
+                                        key="train-epochs", help_="Passes over the training "
+                                        f"file ({STAGE_SETTINGS['epochs'][1].text}).")
+        problems += [problem] if problem else []
         if source.data.can_hold_out:
             dev_pairs = int(left.number_input(
                 "Pairs held out as the dev set", 0, source.data.rows - 1,
@@ -194,7 +240,14 @@ def plan_and_start(runner, config: AppConfig) -> None:
     defaults = setting_defaults(source.config)
     with st.expander("Settings" + (" (the recipe's)" if source.config is not None else ""),
                      expanded=True):
-        values = settings_form(defaults, key=f"train-set-{source.name}")
+        values, refused = settings_form(defaults, key=f"train-set-{source.name}")
+    problems += refused
+    if problems:
+        st.button("Start training", type="primary", key="train-start", disabled=True,
+                  help="Fix the settings marked in red first.")
+        st.error(f"Not started: {len(problems)} setting{'s' if len(problems) > 1 else ''} "
+                 "refused (" + "; ".join(problems) + ").")
+        st.stop()
     out = run_folder(config, f"{model_label(model)}-{source.name}")
     train = dev = None
     if source.data is not None:
@@ -213,7 +266,10 @@ def plan_and_start(runner, config: AppConfig) -> None:
         train, dev = call_or_stop(hold_out_dev, train, dev_pairs, what="Cannot hold out a dev set")
         flags = fit_flags(model, train=train, dev=dev, epochs=epochs, settings=values,
                           defaults=defaults)
-    job = runner.submit(fit_job(out, flags, title=f"Fine-tune {model_label(model)} on "
-                                                  f"{source.name} into {out.name}"))
+    job = call_or_stop(runner.submit, fit_job(out, flags, title=f"Fine-tune "
+                                              f"{model_label(model)} on {source.name} into "
+                                              f"{out.name}",
+                                              model=out / "final" if source.folds else None),
+                       what="Cannot start the job")
     st.session_state["train-job"] = job.id
     st.rerun()

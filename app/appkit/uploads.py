@@ -15,11 +15,17 @@ PREFIX = "bertscope-upload-"
 UPLOAD_TYPES = ("jsonl", "ndjson", "json", "csv", "tsv", "parquet", "txt", "md")
 
 
+MAX_NAME = 120  # characters kept of an uploaded file's name (file systems hold 255 bytes)
+
+
 def safe_name(name: str) -> str:
-    """A file name with no directory part and only plain characters (keeps the extension)."""
+    """A file name with no directory part, only plain characters and at most `MAX_NAME` of
+    them (keeps the extension: a 300-character name was a raw "File name too long")."""
     base = Path(name.replace("\\", "/")).name
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")
-    return cleaned or "upload"
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".") or "upload"
+    ext = Path(cleaned).suffix[:16]
+    return cleaned[:MAX_NAME - len(ext)].rstrip(".") + ext if len(cleaned) > MAX_NAME \
+        else cleaned
 
 
 def save_upload(name: str, data: bytes, limit_mb: int) -> Path:

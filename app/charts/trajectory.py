@@ -58,27 +58,50 @@ LABEL_SIDES = ("top center", "bottom center", "middle right", "middle left", "to
                "bottom left", "top left", "bottom right")
 
 
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
+
+
 def pca_figure(
-    points: np.ndarray, layer: int, contexts: Sequence[str], word: str, fitted: str = "all layers"
+    points: np.ndarray, layer: int, contexts: Sequence[str], word: str, fitted: str = "all layers",
+    senses: Sequence[str] | None = None,
 ) -> go.Figure:
-    """points (C, layers + 1, 2): faint paths through all layers, the chosen layer's points bold."""
+    """points (C, layers + 1, 2): faint paths through all layers, the chosen layer's points bold,
+    each labelled `#i` (its context on hover). With `senses`, colour and marker shape are the
+    sense's and the legend lists the senses (a few entries); without, each context has its own
+    colour and no legend (22 contexts' legend squashed the plot): the page lists the contexts."""
     fig = go.Figure()
-    for i, context in enumerate(contexts):
-        name = f"#{i + 1} {short(context)}"
+    groups = list(dict.fromkeys(senses)) if senses is not None else None
+    for i in range(len(contexts)):
+        group = groups.index(senses[i]) if groups is not None else i
+        colour = COLOURS[group % len(COLOURS)]
         fig.add_trace(go.Scatter(
             x=points[i, :, 0], y=points[i, :, 1], mode="lines", opacity=0.35,
-            line={"width": 1}, legendgroup=str(i), showlegend=False, hoverinfo="skip",
+            line={"width": 1, "color": colour}, legendgroup=str(group), showlegend=False,
+            hoverinfo="skip",
         ))
+    for group in range(len(groups) if groups is not None else len(contexts)):
+        members = [i for i in range(len(contexts))
+                   if (groups.index(senses[i]) if groups is not None else i) == group]
+        name = (f"{safe([groups[group]])[0]} ({len(members)})" if groups is not None
+                else f"#{group + 1} {short(contexts[group])}")
         fig.add_trace(go.Scatter(
-            x=[points[i, layer, 0]], y=[points[i, layer, 1]], mode="markers+text",
-            marker={"size": 14}, text=[f"#{i + 1}"],
-            textposition=LABEL_SIDES[i % len(LABEL_SIDES)],  # points that meet keep apart labels
-            name=name, legendgroup=str(i), hovertext=safe([context]),
-            hoverinfo="text",
+            x=points[members, layer, 0], y=points[members, layer, 1], mode="markers+text",
+            marker={"size": 14, "color": COLOURS[group % len(COLOURS)],
+                    "symbol": SYMBOLS[group % len(SYMBOLS)] if groups is not None else "circle"},
+            text=[f"#{i + 1}" for i in members],
+            textposition=[LABEL_SIDES[i % len(LABEL_SIDES)] for i in members],
+            name=name, legendgroup=str(group), showlegend=groups is not None,
+            hovertext=safe([f"#{i + 1} {contexts[i]}" for i in members]), hoverinfo="text",
         ))
+    by = "coloured by sense" if groups is not None else "one colour per context"
     fig.update_layout(
-        title=f"“{safe([word])[0]}” in 2-D (PCA fitted on {fitted}), layer {layer} highlighted",
-        xaxis_title="PC 1", yaxis_title="PC 2", height=420,
-        legend={"orientation": "h", "y": -0.2}, margin={"l": 10, "r": 10, "t": 50},
+        title=f"“{safe([word])[0]}” in 2-D (PCA fitted on {fitted}), layer {layer}, {by}",
+        xaxis_title="PC 1", yaxis_title="PC 2", height=460,
+        legend={"orientation": "h", "y": -0.18, "title": {"text": "sense"}},
+        margin={"l": 10, "r": 10, "t": 50},
     )
     return fig
+
+
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")

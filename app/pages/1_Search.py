@@ -8,6 +8,7 @@ from itertools import zip_longest
 
 import streamlit as st
 from appkit.config import AppConfig
+from appkit.default_zh import offer_a_reader
 from appkit.discovery import default_position, find_indexes, index_stamp, label
 from appkit.filters import build_filter, describe_filter
 from appkit.guard import call_or_stop
@@ -97,6 +98,7 @@ if mode != "lexical":
                                  encoder.tokenizer.unk_token, "this query")
     if unreadable:
         st.warning(unreadable)
+        offer_a_reader(config, query, name)
 started = time.perf_counter()
 with st.spinner("Searching…"):
     hits = call_or_stop(index.search, query, k=k, mode=mode, fusion=fusion, filter=where)

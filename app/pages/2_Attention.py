@@ -52,7 +52,9 @@ if ins.truncated:
                f"the figures show its first {len(ins.tokens)} tokens.")
 
 reading = read_tokens(ins.tokens, ins.special_mask, encoder.tokenizer.unk_token)
-note = unreadable_note(reading, encoder.name, encoder.tokenizer.unk_token)
+note = unreadable_note(reading, encoder.name, encoder.tokenizer.unk_token,
+                       fix="Pick e5-multilingual as the model in the sidebar: it reads Chinese "
+                           "and about 100 other languages.")
 if reading.reads_nothing:
     st.info(note)
     st.stop()

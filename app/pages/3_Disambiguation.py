@@ -99,13 +99,20 @@ st.caption("Raw cosines: only the distance above the dashed baseline means anyth
            "contextual vectors share a common direction and even unrelated tokens score well "
            "above zero.")
 
-layer = st.slider("Layer for the 2-D map", 0, traj.layers - 1, traj.layers - 1, key="dis-layer")
-fit = st.radio("Fit the projection on", ["all layers", "this layer"], horizontal=True,
-               key="dis-fit", help="All layers: one map for every depth (paths comparable). "
-               "This layer: the directions in which the contexts differ at this depth.")
+best = measured[model_key].best_layer if senses is not None else traj.layers - 1
+layer = st.slider("Layer for the 2-D map", 0, traj.layers - 1, best, key=f"dis-layer-{best}",
+                  help="Opens on the layer that separates the senses best (the verdict's).")
+fits = ["this layer", "all layers"] if senses is not None else ["all layers", "this layer"]
+fit = st.radio("Fit the projection on", fits, horizontal=True, key=f"dis-fit-{fits[0]}",
+               help="This layer: the directions in which the contexts differ at this depth, "
+               "its common direction removed, as the verdict measures. All layers: one map for "
+               "every depth (paths comparable; the main axis then follows depth).")
 points = pca_2d(traj.vectors, None if fit == "all layers" else layer)
 fitted = "all layers" if fit == "all layers" else f"layer {layer}"
-st.plotly_chart(pca_figure(points, layer, traj.contexts, traj.word, fitted), key="pca")
+st.plotly_chart(pca_figure(points, layer, traj.contexts, traj.word, fitted, senses), key="pca")
+if senses is None:
+    with st.expander(f"The {len(traj.contexts)} contexts by number"):
+        st.markdown("\n".join(f"{i + 1}. {html.escape(c)}" for i, c in enumerate(traj.contexts)))
 
 st.subheader("Where else is the word used like this?")
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
@@ -122,9 +129,8 @@ index = get_index(indexes[index_name])
 found = call_or_stop(word_usages, index, traj.word, traj.contexts[anchor], layer=layer,
                      trajectory=lambda texts, w: word_trajectory(model_key, tuple(texts), w))
 if found.found:
-    st.caption(f"The {found.candidates} chunks of {index_name} that contain “{traj.word}”, "
-               f"ranked by the cosine of its layer-{layer} vector with context #{anchor + 1}'s "
-               f"(the layer slider above); baseline at this layer {traj.baseline[layer]:.2f}.")
+    st.caption(found.caption(index_name, f"context #{anchor + 1}") + f" Layer: the slider "
+               f"above; baseline at this layer {traj.baseline[layer]:.2f}.")
     for usage in found.found:
         hit = usage.hit
         st.html(f"<div><b>{usage.similarity:.3f}</b> · {html.escape(hit.title or hit.doc_id)}"

@@ -1,4 +1,5 @@
-"""Index: statistics of an index; build a new one from a server-side path or an uploaded file."""
+"""Index: statistics of an index; sync one with uploaded documents or a server folder (a job);
+build a new one from a server-side path or an uploaded corpus file."""
 
 import pandas as pd
 import streamlit as st
@@ -7,6 +8,7 @@ from appkit.config import AppConfig
 from appkit.confine import confine_path, data_folder_problem
 from appkit.default_zh import offer_chinese_index
 from appkit.discovery import default_position, find_indexes, label
+from appkit.documents import offer_documents
 from appkit.guard import call_or_stop
 from appkit.model_picker import model_options
 from appkit.progress import ProgressBar
@@ -18,7 +20,6 @@ st.set_page_config(page_title="Index · BERTScope", layout="wide")
 st.title("Indexes")
 load_libraries()
 from indexer import PRESETS, build_index  # noqa: E402  (after the title: see appkit/startup.py)
-from indexer.milvus import is_milvus  # noqa: E402
 
 config = AppConfig.from_env()
 
@@ -35,7 +36,7 @@ if index is not None:
     cols = st.columns(4)
     cols[0].metric("Documents", f"{stats.documents:,}")
     cols[1].metric("Chunks", f"{stats.chunks:,}")
-    if is_milvus(stats.path):  # its size is Milvus's to know
+    if stats.store == "milvus":  # its size is Milvus's to know
         cols[2].metric("Stored in", "Milvus", help=stats.path)
     else:
         cols[2].metric("Size on disk", f"{stats.size_bytes / 2**20:,.1f} MB")
@@ -52,6 +53,9 @@ if index is not None:
         st.json(stats.to_dict())
 
 offer_chinese_index(config)  # one button where the Chinese default index is absent
+
+st.divider()
+offer_documents(config, model_options(config))  # upload files or sync a folder, as a job
 
 st.divider()
 st.subheader("Build a new index")
@@ -97,8 +101,11 @@ bar = ProgressBar("Building", start=loading_message(options[model_label]),
                   estimate=False)  # stages give their own
 
 
+STAGES = {"load": "loading the model (a first use exports it)"}
+
+
 def show(p) -> None:
-    bar(p.done, p.total, label=p.stage, eta_s=p.eta_s)
+    bar(p.done, p.total, label=STAGES.get(p.stage, p.stage), eta_s=p.eta_s)
 
 
 with st.spinner(f"Building {out_name}…"), removed_after(uploaded):

@@ -10,11 +10,13 @@ from appkit.discovery import find_trained_models, label
 from appkit.resources import backend_cells, get_encoder
 from appkit.startup import load_libraries
 from appkit.tables import field_table
+from appkit.training_runs import unfinished_runs
 from charts.training import before_after, training_curve
 
 st.set_page_config(page_title="Models · BERTScope", layout="wide")
 st.title("Models")
 load_libraries()
+from common.jobs import JobRunner  # noqa: E402
 from encoder import BUNDLED, FIDELITY_GATE  # noqa: E402  (after the title: see appkit/startup.py)
 from encoder.heads import bundled_heads_dir  # noqa: E402
 from encoder.heads_quality import heads_summary  # noqa: E402
@@ -41,8 +43,12 @@ st.caption("Neither bundled model ships with a masked-language-model head: they 
 trained = find_trained_models(config.runs_root)
 st.subheader(f"Trained (under {config.runs_root})")
 if not trained:
-    st.info(f"No trained model folders under {config.runs_root}. Train one with "
-            "`python -m training fit …` or set BERTSCOPE_RUNS_ROOT.")
+    st.info(f"No trained model folders under {config.runs_root}. Adapt one to an index, or "
+            "fine-tune one, on the Training page (or `python -m training adapt …` / `fit …` in "
+            "a terminal); BERTSCOPE_RUNS_ROOT sets where they go.")
+    st.page_link("pages/7_Training.py", label="Open the Training page",
+                 icon=":material/fitness_center:")
+unfinished_runs(JobRunner())
 runs = {label(p, config.runs_root): (p, read_metrics(p)) for p in trained}
 if runs:
     st.dataframe(pd.DataFrame([

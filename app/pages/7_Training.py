@@ -1,11 +1,13 @@
-"""Training: fine-tune a model from the browser as a job (a recipe or a data file, a base model,
-settings), watch its loss and dev curves, steps and time left, then re-index with it and compare."""
+"""Training: adapt an index's encoder to its own documents in one click, or fine-tune a model
+(a recipe or a data file, a base model, settings) as a job; every run on this machine listed
+with its curves, results, re-index and compare actions."""
 
 import appkit  # noqa: F401  (puts the repository root on sys.path)
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.startup import load_libraries
-from appkit.training_run import latest_fit, show_fit
+from appkit.training_adapt import adapt_panel
+from appkit.training_runs import runs_list
 from appkit.training_setup import plan_and_start
 
 st.set_page_config(page_title="Training · BERTScope", layout="wide")
@@ -15,10 +17,8 @@ from common.jobs import JobRunner  # noqa: E402  (after the title: see appkit/st
 
 config = AppConfig.from_env()
 runner = JobRunner()
-job = latest_fit(runner)
-if job is not None:
-    st.subheader(job.spec.title)
-    show_fit(runner, job, config)
-    st.divider()
-st.subheader("Start a run" if job is None else "Start another run")
+runs_list(runner, config)
+adapt_panel(runner, config)
+st.divider()
+st.subheader("Fine-tune on labelled data")
 plan_and_start(runner, config)

@@ -31,6 +31,10 @@ class CorpusOptions:
     metadata_fields: tuple[str, ...] | None = None
     format: str | None = None  # None: from the extension
     on_error: str = "skip"
+    # a folder of documents (PDF, HTML, DOCX, Markdown, text): globs over the relative path
+    include: tuple[str, ...] = ()  # () every supported file; else only files matching one
+    exclude: tuple[str, ...] = ()
+    max_file_mb: float = 100.0  # a larger file is reported, not read
 
     def __post_init__(self) -> None:
         for name in ("id_field", "title_field", "format"):
@@ -50,6 +54,16 @@ class CorpusOptions:
                 raise TypeError(f"CorpusOptions.metadata_fields must be a list of non-empty "
                                 f"field names, got {fields!r}")
             object.__setattr__(self, "metadata_fields", tuple(fields))
+        for name in ("include", "exclude"):
+            globs = getattr(self, name)
+            if isinstance(globs, str) or not isinstance(globs, (list, tuple)) or not all(
+                    isinstance(g, str) and g.strip() for g in globs):
+                raise TypeError(f"CorpusOptions.{name} must be a list of globs such as "
+                                f"['*.pdf', 'reports/**'], got {globs!r}")
+            object.__setattr__(self, name, tuple(globs))
+        size = self.max_file_mb
+        if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
+            raise TypeError(f"CorpusOptions.max_file_mb must be a positive number, got {size!r}")
         if self.on_error not in ON_ERROR:
             raise self.error(f"Invalid on_error {self.on_error!r}. Valid: {', '.join(ON_ERROR)}")
         if self.format is not None and self.format not in FORMATS:

@@ -9,8 +9,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ..metadata import kind_problem, value_problem
 from ..paths import check_path
-from ..text import has_visible_text
+from ..text import has_visible_text, lone_surrogate, surrogate_note
 from .options import FORMATS, CorpusOptions
 from .records import Document
 from .report import CorpusReport
@@ -29,14 +30,17 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
     if fmt not in FORMATS:
         raise opts.error(f"Invalid corpus format {fmt!r}. Valid: {', '.join(FORMATS)}")
     report = CorpusReport(documents=[], error=opts.error)
+    if fmt == "folder":
+        return _read_folder(path, opts, report)
     by_id: dict[str, Document] = {}
     seen: set[str] = set()  # every field name some row has
     scalars: set[str] = set()  # ... with a value metadata can hold
+    kinds: dict[str, str] = {}  # metadata field -> its kind, fixed by the first row holding it
     for where, line, row in ROWS[fmt](path, report, opts):
         report.rows += 1
         seen.update(row)
         scalars.update(k for k, v in row.items() if _scalar(v))
-        doc = _to_document(row, where, line, opts, report)
+        doc = _to_document(row, where, line, opts, report, kinds)
         if doc is None:
             continue
         if doc.id in by_id:
@@ -46,6 +50,40 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
     report.documents = list(by_id.values())
     if report.rows:
         _check_named_fields(opts, seen, scalars, path, format_hint(path, fmt))
+    return report
+
+
+def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport) -> CorpusReport:
+    """A folder of documents (or one document file): one `Document` a file (id: its path
+    relative to the folder), each file that gives none reported as a skipped row (line 0)."""
+    from ..documents import ReadError, read_file, read_folder
+
+    if path.is_dir():
+        docs, failures = read_folder(path, opts.include, opts.exclude,
+                                     max_file_mb=opts.max_file_mb)
+    else:
+        docs, failures = [], []
+        try:
+            docs.append(read_file(path, path.name, opts.max_file_mb))
+        except ReadError as exc:
+            failures.append((path.name, str(exc)))
+    report.rows = len(docs) + len(failures)
+    for rel, reason in failures:
+        report.skip(opts, rel, 0, reason)
+    if not report.rows:
+        kept = f" matching {', '.join(opts.include)}" if opts.include else ""
+        raise opts.error(f"no documents under {path}{kept}: a folder of documents holds .pdf, "
+                         ".html, .docx, .md or .txt files")
+    if not opts.title_field:  # no titles asked for (a file name is no title)
+        docs = [Document(d.id, d.text, "", d.metadata) for d in docs]
+    kinds: dict[str, str] = {}  # metadata field -> its kind (front matter: one type a field)
+    for doc in docs:
+        problem = _unstorable(doc.id, doc.text, doc.title, doc.metadata) or \
+            kind_problem(kinds, doc.metadata)
+        if problem:
+            report.skip(opts, doc.id, 0, problem)
+        else:
+            report.documents.append(doc)
     return report
 
 
@@ -79,7 +117,8 @@ def _scalar(value: Any) -> bool:
 
 
 def _to_document(
-    row: dict[str, Any], where: str, line: int, opts: CorpusOptions, report: CorpusReport
+    row: dict[str, Any], where: str, line: int, opts: CorpusOptions, report: CorpusReport,
+    kinds: dict[str, str],
 ) -> Document | None:
     text = row.get(opts.text_field)
     if text is None:
@@ -108,4 +147,20 @@ def _to_document(
         k for k in row if k not in taken
     ]
     metadata = {k: row[k] for k in names if k in row and _scalar(row[k])}
+    problem = _unstorable(doc_id, text, title, metadata) or kind_problem(kinds, metadata)
+    if problem:
+        report.skip(opts, where, line, problem)
+        return None
     return Document(doc_id, text, title, metadata)
+
+
+def _unstorable(doc_id: str, text: str, title: str, metadata: dict[str, Any]) -> str | None:
+    """Why a row's document cannot be stored (a lone surrogate, an integer beyond 64 bits)."""
+    for name, value in (("text", text), ("id", doc_id), ("title", title)):
+        if (at := lone_surrogate(value)) is not None:
+            return f"its {name} {surrogate_note(value, at)}"
+    for key, value in metadata.items():
+        problem = value_problem(key) or value_problem(value)
+        if problem:
+            return f"metadata field {key!r}: {problem}"
+    return None

@@ -26,5 +26,10 @@ class SkippedRow:
     line: int  # 1-based line (JSONL/CSV), row number (Parquet, datasets) or 0 (whole file)
     reason: str
 
+    @property
+    def where(self) -> str:
+        """"file:line", or the file alone for a whole file (a document of a folder)."""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
     def to_dict(self) -> dict:
         return asdict(self)

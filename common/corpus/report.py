@@ -28,12 +28,12 @@ class CorpusReport:
         if not self.rows and not self.skipped:
             return self.error(f"{source} holds no rows: an empty file?")
         first = self.skipped[0] if self.skipped else None
-        where = f"; first: {first.file}:{first.line}: {first.reason}" if first else ""
+        where = f"; first: {first.where}: {first.reason}" if first else ""
         return self.error(f"no usable documents in {source}: all {len(self.skipped)} rows "
                           f"were skipped{where}")
 
 
 def skipped_lines(skipped: list[SkippedRow], duplicates: int) -> list[str]:
     """One line per skipped row, then the counts (what the CLIs print to stderr)."""
-    return [*(f"skipped {s.file}:{s.line}: {s.reason}" for s in skipped),
+    return [*(f"skipped {s.where}: {s.reason}" for s in skipped),
             f"{len(skipped)} rows skipped, {duplicates} duplicate ids (later row kept)"]

@@ -14,7 +14,8 @@ from .report import CorpusReport
 
 EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv",
               ".parquet": "parquet", ".json": "json", ".arrow": "datasets"}
-TEXT_FILES = (".txt", ".md")
+TEXT_FILES = (".txt", ".md")  # kept for callers; a folder holds any of DOCUMENT_FILES
+DOCUMENT_FILES = (".pdf", ".html", ".htm", ".docx", ".md", ".markdown", ".txt")
 
 Rows = Iterator[tuple[str, int, dict[str, Any]]]
 
@@ -28,10 +29,13 @@ def detect_format(path: Path, error: type[ValueError]) -> str:
             return "jsonl"  # a BEIR folder
         return "folder"
     fmt = EXTENSIONS.get(path.suffix.lower())
+    if fmt is None and path.suffix.lower() in DOCUMENT_FILES:
+        return "folder"  # one document: read as a folder holding it alone
     if fmt is None:
         raise error(
             f"cannot tell the format of {path.name}: use a .jsonl/.csv/.tsv/.parquet/.json file, "
-            f"a folder of .txt/.md files, or pass format= (one of {', '.join(FORMATS)})"
+            f"a folder of documents (PDF, HTML, DOCX, Markdown, text), one such file, or pass "
+            f"format= (one of {', '.join(FORMATS)})"
         )
     return fmt
 
@@ -115,24 +119,6 @@ def _parquet_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows
             yield path.name, n, row
 
 
-def _folder_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_FILES)
-    if not files:
-        raise opts.error(f"no .txt or .md files under {path}")
-    for file in files:
-        rel = file.relative_to(path).as_posix()
-        try:
-            text = file.read_bytes().decode("utf-8-sig")  # without a byte-order mark
-        except UnicodeDecodeError as exc:
-            report.skip(opts, rel, 0, f"not UTF-8 ({exc.reason} at byte {exc.start})")
-            continue
-        title = ""
-        if file.suffix.lower() == ".md":
-            first = text.lstrip().split("\n", 1)[0]
-            title = first.lstrip("#").strip() if first.startswith("#") else ""
-        yield rel, 0, {"id": rel, "text": text, "title": title or file.stem}
-
-
 def _datasets_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Rows:
     import datasets
 
@@ -152,4 +138,4 @@ def _datasets_rows(path: Path, report: CorpusReport, opts: CorpusOptions) -> Row
 
 ROWS: dict[str, Callable[[Path, CorpusReport, CorpusOptions], Rows]] = {
     "jsonl": _jsonl_rows, "csv": _csv_rows, "tsv": _tsv_rows, "parquet": _parquet_rows,
-    "folder": _folder_rows, "json": _datasets_rows, "datasets": _datasets_rows}
+    "json": _datasets_rows, "datasets": _datasets_rows}

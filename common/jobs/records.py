@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_json_atomic
+from ..paths import os_error_text
 
 FORMAT = 1
 SPEC_FILE, STATE_FILE, LOG_FILE, CANCEL_FILE = "job.json", "state.json", "log.txt", "cancel"
@@ -74,10 +75,24 @@ class JobStatus:
         return {**asdict(self), "state": self.state.value}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> JobStatus:
+    def from_json(cls, data: Any) -> JobStatus:
+        """The status `data` records; ValueError naming what does not fit."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON {type(data).__name__}, not an object")
+        try:
+            state = JobState(data.get("state"))
+        except ValueError:
+            raise ValueError(f"state {data.get('state')!r} is none of "
+                             f"{', '.join(s.value for s in JobState)}") from None
+        for name, types in (*((n, int) for n in ("pid", "pgid", "ticks", "child", "returncode")),
+                            ("started", (int, float)), ("ended", (int, float))):
+            value = data.get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, types)):
+                raise ValueError(f"{name} is {value!r}, not a number")
+        if not isinstance(data.get("message", ""), str):
+            raise ValueError(f"message is {data['message']!r}, not a string")
         names = set(cls.__dataclass_fields__)
-        return cls(**{**{k: v for k, v in data.items() if k in names},
-                      "state": JobState(data["state"])})
+        return cls(**{**{k: v for k, v in data.items() if k in names}, "state": state})
 
 
 def write_spec(folder: Path, job_id: str, spec: JobSpec, created: float,
@@ -104,11 +119,21 @@ def write_status(folder: Path, status: JobStatus) -> None:
 
 
 def read_status(folder: Path) -> JobStatus:
-    """The status as written; see `observed_status` for the one to show."""
+    """The status as written; see `observed_status` for the one to show. A damaged record (not
+    JSON, empty, not a status, a folder) reads as failed, saying so: one job's damage never
+    hides the others."""
+    path = folder / STATE_FILE
     try:
-        return JobStatus.from_json(json.loads((folder / STATE_FILE).read_text(encoding="utf-8")))
+        return JobStatus.from_json(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:  # between the spec and the supervisor's first write
         return JobStatus(JobState.QUEUED)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+        why = os_error_text(exc) if isinstance(exc, OSError) else str(exc) or "empty"
+        if isinstance(exc, json.JSONDecodeError):
+            why = "empty" if not exc.doc.strip() else f"not JSON ({exc.msg} at line {exc.lineno})"
+        return JobStatus(JobState.FAILED, message=f"its record {path} is damaged ({why}), so "
+                                                  "where it stands is unknown; its log and "
+                                                  "outputs are kept")
 
 
 def observed_status(folder: Path) -> JobStatus:

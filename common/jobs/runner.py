@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..home import REPO, bertscope_home
+from ..paths import os_error_text
 from .progress import PROGRESS_FILE, JobProgress, read_progress
 from .records import (
     CANCEL_FILE,
@@ -84,8 +85,15 @@ class JobRunner:
     `runner.latest(key)`, `runner.describe(job)`, `runner.cancel(id)`, `runner.resume(id)`."""
 
     def __init__(self, root: str | Path | None = None) -> None:
-        self.root = Path(root) if root else bertscope_home("jobs")
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = Path(root) if root else bertscope_home("jobs", create=False)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JobError(self._unwritable(exc)) from None
+
+    def _unwritable(self, exc: OSError) -> str:
+        return (f"cannot keep jobs in {self.root}: {os_error_text(exc)}; make it writable, or "
+                "point BERTSCOPE_HOME at a writable folder (jobs live in its jobs/)")
 
     def submit(self, spec: JobSpec, *, resumes: str | None = None) -> Job:
         """Queue `spec` and start its process; returns at once (the job waits its turn)."""
@@ -93,9 +101,12 @@ class JobRunner:
             raise JobError(f"job {spec.title!r} has no command")
         job_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{spec.kind}-{uuid.uuid4().hex[:6]}"
         folder = self.root / job_id
-        folder.mkdir()
-        write_spec(folder, job_id, spec, time.time(), resumes)
-        write_status(folder, JobStatus(JobState.QUEUED))
+        try:
+            folder.mkdir()
+            write_spec(folder, job_id, spec, time.time(), resumes)
+            write_status(folder, JobStatus(JobState.QUEUED))
+        except OSError as exc:
+            raise JobError(self._unwritable(exc)) from None
         started = subprocess.run([sys.executable, "-m", "common.jobs", str(folder)], cwd=REPO,
                                  stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                  timeout=120)
@@ -220,8 +231,12 @@ def duration(seconds: float | None) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def progress_text(p: JobProgress) -> str:
-    """"training: 40 of 200 steps · about 3.5 min left"."""
+def progress_text(p: JobProgress, now: float | None = None) -> str:
+    """"training: 40 of 200 steps · about 3.5 min left"; a phase of unknown length (no total,
+    nothing counted): "export: under way for 2.1 min, no estimate"."""
+    if not p.total and not p.done:
+        since = duration(max(0.0, (now or time.time()) - p.at)) if p.at else "?"
+        return f"{p.phase or 'working'}: under way for {since}, no estimate"
     unit = f" {p.unit}" if p.unit else ""
     left = f" · about {duration(p.eta_s)} left" if p.eta_s is not None else ""
     total = f"{p.total:,}" if p.total else "?"

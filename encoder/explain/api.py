@@ -29,9 +29,10 @@ def explain(encoder: EncoderLike, a: str, b: str, *, method: str = "integrated-j
     token pairs). `prompt_a`/`prompt_b` ("query"/"passage") add the model's prefixes, as
     `encode(prompt=...)` does; the prefix itself gets no attribution.
 
-    `progress(done, total)` follows the integrated Jacobians' work in Jacobian-vector products
-    (steps x content tokens of both texts, `work_units`); an exception it raises cancels the
-    explanation at once (nothing runs on behind the caller's back)."""
+    `progress(done, total)` follows the integrated Jacobians' work in token passes (each
+    Jacobian-vector product weighted by the length of the text it runs over: `work_units`), so
+    a rate measured on the short query's products holds for the long chunk's; an exception it
+    raises cancels the explanation at once (nothing runs on behind the caller's back)."""
     if method not in METHODS:
         raise ValueError(f"Invalid explanation method {method!r}. Valid: {', '.join(METHODS)}")
     if method != "occlusion" and (isinstance(steps, bool) or not isinstance(steps, int)
@@ -66,21 +67,28 @@ def _backend_score(encoder: EncoderLike, a: tuple[str, str | None], b: tuple[str
 
 def work_units(encoder: EncoderLike, a: str, b: str, *, steps: int = DEFAULT_STEPS,
                prompt_a: str | None = None, prompt_b: str | None = None) -> int:
-    """The Jacobian-vector products an integrated-Jacobians explanation of `a` and `b` takes
-    (what `progress` counts to); each costs a forward pass over its text, so time grows about
-    as this number times the texts' length."""
+    """The work of an integrated-Jacobians explanation of `a` and `b` in token passes (what
+    `progress` counts to): steps x content tokens Jacobian-vector products per text, each
+    weighted by its text's length in tokens, since each is a forward pass over that text. Time
+    grows about in proportion (a query's products are cheap, a long chunk's are not: counted
+    in products, the first seconds on the query promised far too short a wait)."""
     sa = make_side(encoder, a, "a", prompt_a)
     sb = make_side(encoder, b, "b", prompt_b)
-    return steps * int(sa.content.sum() + sb.content.sum())
+    return steps * (_cost(sa) + _cost(sb))
+
+
+def _cost(side: Side) -> int:
+    """Token passes of one product per content token of `side` (one step)."""
+    return int(side.content.sum()) * int(side.input_ids.shape[1])
 
 
 def _jacobians(encoder: EncoderLike, embeddings: torch.nn.Embedding, sa: Side, sb: Side,
                steps: int, progress: Callable[[int, int], None] | None) -> dict:
-    total = steps * int(sa.content.sum() + sb.content.sum())
+    total = steps * (_cost(sa) + _cost(sb))
     done = [0]
 
-    def advance(n: int) -> None:
-        done[0] += n
+    def advance(n: int, length: int) -> None:  # n products over a text of `length` tokens
+        done[0] += n * length
         progress(done[0], total)
 
     if progress is not None:
@@ -90,9 +98,11 @@ def _jacobians(encoder: EncoderLike, embeddings: torch.nn.Embedding, sa: Side, s
         with torch.no_grad():
             x = embeddings(side.input_ids)  # (1, T, H)
             r = embeddings(side.reference_ids)
+        length = int(side.input_ids.shape[1])
         with embed_fn(encoder) as f:
-            shares.append(token_shares(f, x, r, side.content, steps,
-                                       advance if progress is not None else None))
+            shares.append(token_shares(
+                f, x, r, side.content, steps,
+                (lambda n, length=length: advance(n, length)) if progress is not None else None))
     A, target, error = pair_matrix(*shares)
     tokens = A.double().numpy()
     words = sum_words(tokens, sa.words, sb.words)

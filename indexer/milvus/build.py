@@ -27,7 +27,13 @@ from .connect import connect, write_lock
 from .index import MilvusIndex
 from .manifest import new_manifest, with_metadata, write_manifest
 from .rows import chunk_rows, document_rows
-from .schema import create_collections, documents_collection, index_chunks, index_type
+from .schema import (
+    create_collections,
+    documents_collection,
+    index_chunks,
+    index_type,
+    replace_collections,
+)
 from .sink import ROWS_A_REQUEST, ChunkSink, worker_sink
 
 STAGING = "_building"
@@ -144,11 +150,11 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
                                    "chunk_rows_by_process": {
                                        str(pid): n for pid, n in staging.rows_by_pid.items()}})
             write_manifest(client, name, manifest)
-            _replace(client, address.collection, name)
+            replace_collections(client, name, address.collection)
         except BaseException:
             staging.drop()
             raise
-    return MilvusIndex.open(address, encoder=enc)
+    return MilvusIndex.open_address(address, encoder=enc)
 
 
 def _check_count(client, name: str, expected: int, writers: str) -> None:
@@ -157,12 +163,3 @@ def _check_count(client, name: str, expected: int, writers: str) -> None:
         raise IndexerError(f"the build wrote {got:,} chunk rows into Milvus where it made "
                            f"{expected:,} (written by {writers}); nothing was published: run "
                            "the same build again (it goes on from the encoded shards)")
-
-
-def _replace(client, name: str, staging: str) -> None:
-    """The staging pair renamed to `name` and `name`_documents, dropping the old pair."""
-    for old, new in ((staging, name), (documents_collection(staging), documents_collection(name))):
-        if client.has_collection(new):
-            client.drop_collection(new)
-        client.rename_collection(old, new)
-        client.load_collection(new)  # searchable at once, by indexes opened before too

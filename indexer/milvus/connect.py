@@ -1,7 +1,14 @@
 """Reaching Milvus: a `MilvusClient` for an address, refused with one line when the server does
 not answer within `connect_timeout()` seconds (10 unless BERTSCOPE_MILVUS_TIMEOUT_S says; no
 hang), and the lock that serialises this process's writes to one collection (milvus-lite takes
-concurrent readers but not concurrent writers)."""
+concurrent readers but not concurrent writers).
+
+Keepalive: pymilvus pings every 10 s even while no call is under way, but milvus-lite's gRPC
+server keeps gRPC's default policy: no pings without calls, and at most one every 5 minutes
+otherwise. A client left idle (a build encoding for minutes, an index nobody searched) collected
+strikes until the server sent GOAWAY `too_many_pings`, printed gRPC error lines on the user's
+terminal, and a reconnect could fail. On milvus-lite the client pings only during calls, and
+no more often than the server allows (`lite_grpc_options`)."""
 
 from __future__ import annotations
 
@@ -13,21 +20,34 @@ from ..errors import IndexerError
 from .address import MilvusAddress
 
 CONNECT_TIMEOUT_S = 10.0  # default; BERTSCOPE_MILVUS_TIMEOUT_S sets another
+KEEPALIVE_S = 300.0  # gRPC servers' default minimum between pings; BERTSCOPE_MILVUS_KEEPALIVE_S
+
+
+def lite_grpc_options() -> dict:
+    """The client's gRPC options for milvus-lite: silent while idle, and during a call a ping
+    no more often than `BERTSCOPE_MILVUS_KEEPALIVE_S` (default 300; tests shorten it)."""
+    seconds = _seconds("BERTSCOPE_MILVUS_KEEPALIVE_S", KEEPALIVE_S)
+    return {"grpc.keepalive_permit_without_calls": 0,
+            "grpc.keepalive_time_ms": max(1, int(seconds * 1000))}
 _locks: dict[tuple[str, str], threading.RLock] = {}
 _locks_lock = threading.Lock()
 
 
 def connect_timeout() -> float:
     """Seconds to wait for a Milvus server: `BERTSCOPE_MILVUS_TIMEOUT_S`, else 10."""
-    text = os.environ.get("BERTSCOPE_MILVUS_TIMEOUT_S")
+    return _seconds("BERTSCOPE_MILVUS_TIMEOUT_S", CONNECT_TIMEOUT_S)
+
+
+def _seconds(variable: str, default: float) -> float:
+    text = os.environ.get(variable)
     if text is None:
-        return CONNECT_TIMEOUT_S
+        return default
     try:
         value = float(text)
     except ValueError:
         value = -1.0
     if not 0 < value < float("inf"):
-        raise IndexerError(f"BERTSCOPE_MILVUS_TIMEOUT_S={text!r}: give seconds, a positive number")
+        raise IndexerError(f"{variable}={text!r}: give seconds, a positive number")
     return value
 
 
@@ -50,8 +70,10 @@ def connect(address: MilvusAddress, *, timeout: float | None = None, create: boo
                                     f"--milvus-uri {path} --collection {address.collection} ...`")
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
+        _check_writable(path)
     try:
-        return MilvusClient(uri=address.uri, timeout=timeout)
+        return MilvusClient(uri=address.uri, timeout=timeout,
+                            grpc_options=lite_grpc_options() if address.lite else {})
     except MilvusException as exc:
         reason = str(getattr(exc, "message", exc)).splitlines()[0][:200]
         if address.lite:
@@ -61,6 +83,16 @@ def connect(address: MilvusAddress, *, timeout: float | None = None, create: boo
                                "server)") from None
         raise IndexerError(f"cannot reach Milvus at {address.uri} (waited at most {timeout:g} s): "
                            f"{reason}") from None
+
+
+def _check_writable(path: Path) -> None:
+    """milvus-lite writes a LOCK file in its `.db` folder (beside a `.db` file) even to read:
+    where it cannot, say so, not that another process holds it."""
+    where = path if path.is_dir() else path.parent
+    if where.exists() and not os.access(where, os.W_OK):
+        raise IndexerError(f"milvus-lite cannot open {path}: {where} is read-only, and "
+                           "milvus-lite writes its LOCK file there even to read; copy the .db "
+                           "to a writable folder, or serve it with a Milvus server")
 
 
 def write_lock(address: MilvusAddress) -> threading.RLock:

@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import CorruptIndexError
 from ..store import FORMAT, FORMAT_VERSION, now
 from .address import MilvusAddress
+from .rows import TOKEN_ENCODING
 
 PROPERTY = "bertscope.manifest"
 STORE = "milvus"
@@ -26,7 +27,8 @@ def new_manifest(encoder: dict, dim: int, spec, chunking: dict, bm25: dict, sour
             "faiss_spec": spec.factory, "knobs": dict(spec.knobs), "chunking": chunking,
             "bm25": bm25, "source": source, "rows": rows, "duplicates": duplicates,
             "skipped": skipped[:SKIPPED_KEPT], "skipped_count": len(skipped),
-            "counts": {}, "metadata_kinds": {}, "metadata_fields": {}, "files": {}}
+            "counts": {}, "metadata_kinds": {}, "metadata_fields": {}, "files": {},
+            "token_encoding": TOKEN_ENCODING}
 
 
 def read_manifest(client, address: MilvusAddress) -> dict:

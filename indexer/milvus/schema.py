@@ -120,3 +120,13 @@ def _create(client, name: str, schema, index_params, **kwargs) -> None:
     client.create_collection(name, schema=schema, consistency_level="Strong", **kwargs)
     client.create_index(name, index_params, sync=False)
     client.load_collection(name)
+
+
+def replace_collections(client, staging: str, name: str) -> None:
+    """The staging pair `staging` (+ _documents) renamed to `name` (+ _documents), dropping
+    the pair it replaces: the last step of a build or a migration into Milvus."""
+    for old, new in ((staging, name), (documents_collection(staging), documents_collection(name))):
+        if client.has_collection(new):
+            client.drop_collection(new)
+        client.rename_collection(old, new)
+        client.load_collection(new)  # searchable at once, by indexes opened before too

@@ -27,7 +27,8 @@ Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 class MilvusSearcher:
     def __init__(self, client, collection: str, spec: Spec,
                  encode: Callable[[list[str]], np.ndarray],
-                 field_types: Callable[[], dict[str, str]], bm25_k1: float) -> None:
+                 field_types: Callable[[], dict[str, str]], bm25_k1: float,
+                 token_encoding: int) -> None:
         self.client = client
         # Milvus scores BM25 with Lucene's old (k1 + 1) factor, bm25s (the folder store) without
         # it: divided out, the scores are the folder store's on the same statistics
@@ -36,6 +37,7 @@ class MilvusSearcher:
         self.spec = spec
         self._encode = encode
         self._field_types = field_types
+        self._token_encoding = token_encoding
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
                filter: dict[str, Any] | None, per_chunk: bool, rrf_k: int,  # noqa: A002
@@ -65,7 +67,9 @@ class MilvusSearcher:
             ranked = [self._fused(d, lx, k, per_chunk, rows, fusion_args)
                       for d, lx in zip(dense, lexical, strict=True)]
             self._fetch({c for q in ranked for c, _ in q}, rows)
-        results = [[_hit(rows[c], c, s, r) for r, (c, s) in enumerate(q, start=1)]
+        # a chunk another writer deleted since it ranked has no fields to fetch: not a hit
+        results = [[_hit(rows[c], c, s, r) for r, (c, s) in
+                    enumerate([(c, s) for c, s in q if "text" in rows[c]], start=1)]
                    for q in ranked]
         return results[0] if single else results
 
@@ -106,7 +110,7 @@ class MilvusSearcher:
 
     def _lexical(self, queries, want, per_chunk, expr, rows,
                  fields: list[str] = HIT_FIELDS) -> list[Ranked]:
-        texts = [token_text(q) for q in queries]
+        texts = [token_text(q, self._token_encoding) for q in queries]
         asked = [i for i, t in enumerate(texts) if t]  # only stop words: nothing to match
         out: list[Ranked] = [[] for _ in queries]
         if asked:

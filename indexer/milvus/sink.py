@@ -20,7 +20,7 @@ from common.locks import FileLock
 
 from ..errors import IndexerError
 from .address import MilvusAddress
-from .connect import connect_timeout
+from .connect import connect_timeout, lite_grpc_options
 from .rows import chunk_rows
 
 if TYPE_CHECKING:
@@ -45,7 +45,9 @@ class ChunkSink:
     def client(self):
         from pymilvus import MilvusClient
 
-        return MilvusClient(uri=self.uri, timeout=self.timeout)
+        # milvus-lite (the one with a lock) refuses pings from idle clients: see connect.py
+        return MilvusClient(uri=self.uri, timeout=self.timeout,
+                            grpc_options=lite_grpc_options() if self.lock else {})
 
     def write(self, client, docs: list[Document], chunks: list[Chunk],
               vectors: np.ndarray) -> int:

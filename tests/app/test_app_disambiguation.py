@@ -20,13 +20,18 @@ def test_english_apple_draws_similarity_and_pca(page):
     assert [t["name"].split(" (")[0] for t in sim["data"]] == [
         "same sense", "different senses", "anisotropy baseline"]
     assert len(values(sim["data"][-1]["y"])) == 7  # minilm: embeddings + 6 layers
-    pca = by_title(at, "“apple” in 2-D")
-    assert "layer 6" in pca["layout"]["title"]["text"]
+    sep = by_title(at, "Sense separation of “apple”")
+    best = int(sep["data"][3]["name"].split("(")[1].rstrip(")"))
+    pca = by_title(at, "“apple” in 2-D")  # opens where the verdict measured, by sense
+    assert pca["layout"]["title"]["text"].endswith(
+        f"(PCA fitted on layer {best}), layer {best}, coloured by sense")
+    legend = [t["name"] for t in pca["data"] if t.get("showlegend") is not False]
+    assert legend == ["fruit (8)", "company (8)"]
     at.slider[0].set_value(2).run()
-    assert "layer 2 highlighted" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
-    at.radio(key="dis-fit").set_value("this layer").run()
+    assert "layer 2, coloured by sense" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
+    at.radio(key="dis-fit-this layer").set_value("all layers").run()
     assert_clean(at)
-    assert "fitted on layer 2" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
+    assert "fitted on all layers" in by_title(at, "“apple” in 2-D")["layout"]["title"]["text"]
 
 
 def verdicts(at) -> list[str]:
@@ -106,7 +111,9 @@ def test_chinese_apple_with_e5(page):
     assert_clean(at)
     sim = by_title(at, "Cosine similarity of “苹果” within and between senses")
     assert len(values(sim["data"][0]["y"])) == 13  # e5-small: embeddings + 12 layers
-    assert by_title(at, "“苹果” in 2-D")
+    pca = by_title(at, "“苹果” in 2-D")
+    assert [t["name"] for t in pca["data"] if t.get("showlegend") is not False] == [
+        "水果 (13)", "公司 (9)"]  # two entries, not 22: the plot keeps its room
     [verdict] = verdicts(at)
     assert verdict.startswith("e5-multilingual separates the senses: at layer ")
     assert "(13 水果, 9 公司)" in verdict

@@ -93,6 +93,8 @@ def test_confine_path_refuses_dotdot_absolute_and_symlink_escapes(tmp_path):
 def test_uploads_have_a_limit_a_safe_name_and_their_own_folder(temp_dir):
     assert safe_name("../../etc/passwd") == "passwd"
     assert safe_name("..\\x\\évil name.jsonl") == "_vil_name.jsonl"
+    long = save_upload("n" * 300 + ".jsonl", b'{"text": "hi"}\n', 1)  # "File name too long"
+    assert long.name == "n" * 114 + ".jsonl" and long.read_bytes() == b'{"text": "hi"}\n'
     with pytest.raises(ValueError, match="upload limit is 1 MB"):
         save_upload("big.jsonl", b"x" * (2 * 1024 * 1024), 1)
     with pytest.raises(ValueError, match="unsupported"):
@@ -100,7 +102,7 @@ def test_uploads_have_a_limit_a_safe_name_and_their_own_folder(temp_dir):
     path = save_upload("../docs.jsonl", b'{"text": "hi"}\n', 1)
     assert path.name == "docs.jsonl" and path.parent.name.startswith("bertscope-upload-")
     assert save_upload("note.txt", b"hi", 1).is_dir()  # plain text: the indexer reads folders
-    assert len(list(temp_dir.iterdir())) == 2
+    assert len(list(temp_dir.iterdir())) == 3
     with pytest.raises(ValueError):
         index_name("../escape")
     assert index_name(" my-index_2 ") == "my-index_2"
@@ -195,5 +197,31 @@ def test_pca_labels_of_points_that_meet_sit_on_different_sides():
 
     points = np.zeros((4, 3, 2))  # four contexts at one place: labels must not stack
     fig = pca_figure(points, 1, ["a", "b", "c", "d"], "apple")
-    sides = [t.textposition for t in fig.data if t.mode == "markers+text"]
+    sides = [t.textposition[0] for t in fig.data if t.mode == "markers+text"]
     assert len(set(sides)) == 4
+    by_sense = pca_figure(points, 1, ["a", "b", "c", "d"], "apple", senses=["x", "y", "x", "y"])
+    marks = [t for t in by_sense.data if t.mode == "markers+text"]
+    assert len({side for t in marks for side in t.textposition}) == 4
+
+
+def test_pca_map_is_coloured_by_sense_with_a_legend_of_senses_only():
+    """Issue 42: the map drew contexts, one colour each, so a verdict of "separates" sat beside
+    one blob; and 22 contexts' legend squashed the plot. By sense: one colour and one marker
+    shape per sense, each point labelled with its context's number, a legend of the senses."""
+    import numpy as np
+    from charts.trajectory import pca_figure
+
+    senses = ["fruit"] * 13 + ["company"] * 9
+    points = np.random.default_rng(0).normal(size=(22, 3, 2))
+    contexts = [f"context {i}" for i in range(22)]
+    fig = pca_figure(points, 2, contexts, "apple", "layer 2", senses)
+    marks = [t for t in fig.data if t.mode == "markers+text"]
+    assert [(t.name, t.showlegend) for t in marks] == [("fruit (13)", True), ("company (9)", True)]
+    assert [t.text for t in marks][1] == tuple(f"#{i}" for i in range(14, 23))
+    assert marks[0].marker.color != marks[1].marker.color
+    assert marks[0].marker.symbol != marks[1].marker.symbol
+    paths = [t for t in fig.data if t.mode == "lines"]
+    assert {t.line.color for t in paths[:13]} == {marks[0].marker.color}  # paths by sense too
+    assert not any(t.showlegend for t in paths)
+    plain = pca_figure(points, 2, contexts, "apple")
+    assert not any(t.showlegend for t in plain.data)  # 22 contexts: no legend to squash the plot

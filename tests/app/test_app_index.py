@@ -30,7 +30,7 @@ def build(at, name: str, *, path: str | None = None, upload: bytes | None = None
           filename: str = "up.jsonl"):
     if upload is not None:
         at.radio(key="build-source").set_value("Upload a file").run()
-        at.get("file_uploader")[0].upload(filename, upload)
+        at.get("file_uploader")[-1].upload(filename, upload)  # [0]: "Your documents"
     else:
         at.text_input(key="build-path").set_value(path)
     at.text_input(key="build-name").set_value(name)

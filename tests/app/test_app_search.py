@@ -180,5 +180,12 @@ def test_a_query_the_model_cannot_read_says_so(page, with_indexes, query):
     at = search(page("search"), query)
     assert not at.exception
     assert any("[UNK]" in t and "minilm" in t and "this query" in t for t in texts(at.warning))
+    assert not any("pick e5-multilingual" in t for t in texts(at.warning))  # no picker here
+    if query.startswith("油"):  # the action that fixes it: no Chinese index here, so build it
+        assert [b.label for b in at.button if b.key == "build-default-zh"] == [
+            "Build the Chinese index"]
+    else:
+        assert any(t.startswith("Lexical search (BM25) matches this query's words as written")
+                   for t in texts(at.caption))
     at = search(at, "rising oil prices")
     assert not any("[UNK]" in t for t in texts(at.warning))

@@ -36,6 +36,11 @@ def env(folders, monkeypatch) -> dict[str, Path]:
     cancel_active(folders["BERTSCOPE_HOME"] / "jobs")
 
 
+def table_with(at, column: str):
+    """The first table on the page with `column` (AppTest keeps no dataframe keys)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
 def training_page():
     """The Training page as the app runs it (Home.py the entry point, so it can switch pages)."""
     from streamlit.testing.v1 import AppTest
@@ -62,7 +67,7 @@ def test_a_data_file_is_said_with_its_kind_and_loss_and_the_command(env):
     assert "Loss: **cosent** (the default for scored data)" in said
     assert at.number_input(key=f"train-dev-{Path(PAIRS).stem}").value == 16  # a fifth held out
     at.sidebar.selectbox[0].set_value(f"{BASE} (trained)").run()
-    at.number_input(key="train-set-pairs-batch_size").set_value(4).run()
+    at.text_input(key="train-set-pairs-batch_size").set_value("4").run()
     at.text_input(key="train-set-pairs-learning_rate").set_value("5e-5").run()
     cmd = command(at)
     runs = env["BERTSCOPE_RUNS_ROOT"]
@@ -93,15 +98,31 @@ def test_bad_inputs_are_sentences(env):
                for t in texts(at.error))
     at = on_data_file(training_page(), PAIRS)
     at.text_input(key="train-set-pairs-learning_rate").set_value("0").run()
-    assert texts(at.error) == ["lr: must be > 0, got 0.0"]
-    assert not [b for b in at.button if b.key == "train-start"]
+    assert texts(at.error) == ["lr: must be > 0, got 0.0",
+                               "Not started: 1 setting refused (lr: must be > 0, got 0.0)."]
+    assert at.button(key="train-start").disabled
 
 
 def test_a_recipe_opens_with_its_own_settings(env, monkeypatch):
     """A recipe whose files the data root lacks says which; one that loads shows its stages and
     puts its values in the settings."""
     at = training_page()  # the shipped en-sts: its files are not in the test data root
-    assert any("snli/pairs.jsonl: file not found under" in t for t in texts(at.error))
+    (said,) = texts(at.warning)
+    root = env["BERTSCOPE_DATA"]
+    assert said.startswith("The recipe **en-sts** trains on data that this server does not "
+                           "have yet")
+    assert (f"**SNLI (dev + test gold-labelled pairs)**: on the hub as `stanfordnlp/snli` "
+            f"(licence: CC BY-SA 4.0). Put it here: `{root / 'snli/pairs.jsonl'}` (premise, "
+            "hypothesis, label") in said
+    assert f"`{root / 'stsb-en/dev.jsonl'}` (sentence1, sentence2, score" in said
+    assert not at.error and not [b for b in at.button if b.key == "train-start"]
+    at.button(key="train-upload-instead").click().run()
+    assert at.radio(key="train-source").value == "Upload a data file"
+    kinds = table_with(at, "kind")
+    assert kinds["kind"].tolist() == ["scored", "binary", "nli", "triplet"]
+    assert kinds["fields"][3] == "anchor, positive, and optionally negative (a hard negative)"
+    assert [b.label for b in at.get("download_button")] == [
+        "Example scored file", "Example binary file", "Example nli file", "Example triplet file"]
     recipes = env["BERTSCOPE_DATA"].parent / "recipes"
     recipes.mkdir(exist_ok=True)
     (recipes / "tiny.json").write_text(json.dumps({
@@ -114,8 +135,8 @@ def test_a_recipe_opens_with_its_own_settings(env, monkeypatch):
     at = training_page()
     assert_clean(at)
     assert at.selectbox(key="train-recipe").value == "tiny"
-    assert at.number_input(key="train-set-tiny-batch_size").value == 3
-    assert at.number_input(key="train-set-tiny-eval_steps").value == 7
+    assert at.text_input(key="train-set-tiny-batch_size").value == "3"
+    assert at.text_input(key="train-set-tiny-eval_steps").value == "7"
     assert at.sidebar.selectbox[0].value == f"{BASE} (trained)"  # the recipe's model
     assert at.dataframe[0].value["loss"].tolist() == ["cosent"]
     assert f"fit --config {recipes / 'tiny.json'} --data {env['BERTSCOPE_DATA']} --model" \
@@ -143,22 +164,24 @@ def test_a_failed_run_says_so_and_resumes_from_its_checkpoint(env, tmp_path, mon
     at = training_page()
     assert any(t.startswith("Failed after") for t in texts(at.error))
     assert "out of memory at step 21" in at.get("code")[0].value  # the log, open
-    at.button(key="train-resume").click().run()
+    at.button(key=f"train-resume-{first.id}").click().run()
     again = runner.jobs(kind="fit")[0]
     assert again.resumes == first.id and again.spec.argv == (sys.executable, "-c", "0")
     assert runner.wait(again.id, timeout=60).state is JobState.DONE
 
 
-def test_a_cross_validation_recipe_is_sent_to_the_terminal(env, shared_data, monkeypatch):
-    """scifact trains one model per fold and none to re-index with: the page says so."""
+def test_a_cross_validation_recipe_trains_the_model_to_ship_after_its_folds(env, shared_data,
+                                                                            monkeypatch):
+    """scifact scores one model per fold, then trains the one to ship (`final`, by default):
+    the page says so and re-indexes with `final/`."""
     monkeypatch.setenv("BERTSCOPE_DATA", str(shared_data))
     at = training_page()
     at.selectbox(key="train-recipe").set_value("scifact").run()
     assert_clean(at)
     (said,) = texts(at.info)
-    assert said.startswith("scifact cross-validates: one model per fold")
-    assert "python -m training fit --config" in said
-    assert not [b for b in at.button if b.key == "train-start"]
+    assert said.startswith("scifact cross-validates first: one model per fold")
+    assert "in the run folder's `final/`: the model this page re-indexes with" in said
+    assert not at.button(key="train-start").disabled
 
 
 def progress_of(at) -> tuple[int, int] | None:
@@ -176,9 +199,9 @@ def test_train_watch_reindex_and_open_the_comparison(env):
 
     at = on_data_file(training_page(), PAIRS)
     at.sidebar.selectbox[0].set_value(f"{BASE} (trained)").run()
-    for field, value in (("batch_size", 2), ("logging_steps", 1), ("eval_steps", 10)):
-        at.number_input(key=f"train-set-pairs-{field}").set_value(value).run()
-    at.number_input(key="train-epochs").set_value(5.0).run()
+    for field, value in (("batch_size", "2"), ("logging_steps", "1"), ("eval_steps", "10")):
+        at.text_input(key=f"train-set-pairs-{field}").set_value(value).run()
+    at.text_input(key="train-epochs").set_value("5").run()
     at.button(key="train-start").click().run()
     assert_clean(at)
     runner = JobRunner()
@@ -212,13 +235,13 @@ def test_train_watch_reindex_and_open_the_comparison(env):
     assert len(values(curve[0]["x"])) == total and len(values(curve[1]["x"])) >= total // 10
     assert any(t.startswith("Dev Spearman × 100:") for t in texts(at.markdown))
     for page_key in ("attn-compare", "dis-compare"):  # the pages with a second model list it
-        assert f"open-{page_key}" in [b.key for b in at.button]
+        assert f"open-{page_key}-{job.id}" in [b.key for b in at.button]
     from appkit.config import AppConfig
     from appkit.model_picker import model_options
 
     assert model_options(AppConfig.from_env())["tiny-base-pairs (trained)"] == str(run)
 
-    at.button(key="train-reindex").click().run()
+    at.button(key=f"train-reindex-{job.id}").click().run()
     (rebuild,) = [j for j in runner.jobs(kind="rebuild") if j.spec.outputs["model"] == str(run)]
     at.run()
     assert "Re-indexing…" in [b.label for b in at.button]  # its own progress, while it runs
@@ -227,7 +250,7 @@ def test_train_watch_reindex_and_open_the_comparison(env):
     at.run()
     assert_clean(at)
     new = f"{INDEX}-tiny-base-pairs"
-    at.button(key="train-compare").click().run()
+    at.button(key=f"train-compare-{rebuild.id}").click().run()
     assert at.session_state["search-index"] == INDEX
     assert at.session_state["search-compare-wanted"] == new
 
@@ -238,3 +261,101 @@ def test_train_watch_reindex_and_open_the_comparison(env):
     at.text_input(key="search-query").set_value("oil prices").run()
     assert_clean(at)
     assert [s.value for s in at.subheader] == [f"{INDEX} · {BASE}", f"{new} · tiny-base-pairs"]
+
+
+def stand_in_run(runner, run: Path, code: str, kind: str = "fit"):
+    """A job of `kind` that runs `code` (python) in place of training into `run`."""
+    import sys
+
+    from common.jobs import JobSpec
+
+    return runner.submit(JobSpec(kind, f"{kind}:{run}", f"Fine-tune into {run.name}",
+                                 (sys.executable, "-c", code), outputs={"run": str(run)}))
+
+
+def test_every_run_is_listed_and_the_models_page_points_at_the_unfinished(env, tmp_path,
+                                                                          monkeypatch):
+    """Two runs, one cancelled: both in the Training page's table and each in its own section
+    (the second run does not hide the first); the Models page lists the cancelled one and links
+    to the Training page."""
+    from common.jobs import JobRunner, JobState
+
+    monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
+    runner = JobRunner()
+    runs = env["BERTSCOPE_RUNS_ROOT"]
+    done = stand_in_run(runner, runs / "first", "print('trained')")
+    assert runner.wait(done.id, timeout=60).state is JobState.DONE
+    stopped = stand_in_run(runner, runs / "second", "import time; time.sleep(60)")
+    runner.cancel(stopped.id, grace_s=2)
+    at = training_page()
+    assert_clean(at)
+    table = table_with(at, "result")
+    assert table["run"].tolist() == ["second", "first"]
+    assert table["state"].tolist() == ["cancelled", "done"]
+    assert table["result"].tolist()[1] == "trained (no dev set)"
+    assert [e.label for e in at.expander if e.label.startswith("Fine-tune into")] == [
+        "Fine-tune into second · cancelled", "Fine-tune into first · done"]
+    assert any(t.startswith("Cancelled after") for t in texts(at.warning))
+    assert any(t.startswith("Done after") for t in texts(at.success))
+
+    from streamlit.testing.v1 import AppTest
+
+    models = AppTest.from_file(str(APP / "Home.py"), default_timeout=120).switch_page(
+        "pages/5_Models.py").run()
+    assert not models.exception
+    unfinished = table_with(models, "result")
+    assert unfinished["run"].tolist() == ["second"] and unfinished["state"][0] == "cancelled"
+    said = " ".join(texts(models.markdown))
+    assert "Runs without a model yet (1)" in said and "on the Training page" in said
+
+
+def test_a_refused_setting_is_said_next_to_its_field_and_nothing_starts(env):
+    at = on_data_file(training_page(), PAIRS)
+    at.text_input(key="train-epochs").set_value("-1").run()
+    assert texts(at.error)[0] == "epochs: must be > 0 and <= 1000, got -1.0"
+    assert at.button(key="train-start").disabled
+    at.text_input(key="train-epochs").set_value("two").run()
+    assert texts(at.error)[0] == "epochs: 'two' is not a number"
+    at.text_input(key="train-epochs").set_value("2").run()
+    assert_clean(at)
+    assert not at.button(key="train-start").disabled
+    assert "--epochs 2.0" in command(at)  # as typed, never replaced
+
+
+@pytest.mark.slow  # real `python -m training adapt` and `python -m indexer rebuild` processes
+def test_adapt_to_an_index_then_reindex_and_compare_on_the_same_chunks(env, tmp_path,
+                                                                      monkeypatch):
+    """One click adapts the index's own (tiny) encoder to its dozen documents; the check is too
+    small to say it helped, and the page says so, offering re-indexing only as "anyway"; the
+    re-indexed copy holds the same chunks, and the comparison opens on the Search page."""
+    from common.jobs import JobRunner, JobState
+    from indexer import SemanticIndex
+
+    monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
+    at = training_page()
+    assert at.selectbox(key="adapt-index").value == INDEX
+    at.button(key="adapt-start").click().run()
+    runner = JobRunner()
+    job = runner.wait(at.session_state["train-job"], timeout=600)
+    assert job.state is JobState.DONE, job.log_tail()
+    assert job.spec.kind == "adapt"
+    at.run()
+    assert_clean(at)
+    assert any(t.startswith("Too few held-out queries") for t in texts(at.warning))
+    assert any(t.startswith("The index has too few documents (12) to hold a tenth out")
+               for t in texts(at.caption))
+    assert table_with(at, "result")["result"][0] == "no check: too few documents to hold any out"
+    (curve,) = [f for f in figures(at) if f["layout"]["annotations"][0]["text"] == "training loss"]
+    assert len(curve["layout"]["annotations"]) == 1  # no dev set: the loss alone, no empty panel
+    reindex = at.button(key=f"train-reindex-{job.id}")
+    assert reindex.label == "Re-index anyway" and reindex.proto.type == "secondary"
+    reindex.click().run()
+    (rebuild,) = runner.jobs(kind="rebuild")
+    rebuild = runner.wait(rebuild.id, timeout=600)
+    assert rebuild.state is JobState.DONE, rebuild.log_tail()
+    source = SemanticIndex.open(rebuild.spec.outputs["source"])
+    new = SemanticIndex.open(rebuild.spec.outputs["index"])
+    assert new.stats().chunks == source.stats().chunks
+    at.run()
+    at.button(key=f"train-compare-{rebuild.id}").click().run()
+    assert at.session_state["search-index"] == INDEX

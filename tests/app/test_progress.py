@@ -45,3 +45,14 @@ bar(5, 10, label="encode", eta_s=300)
 bar.finish("Done")
 """)
     assert texts == ["Done"]
+
+
+def test_a_stage_that_counts_nothing_says_so_and_promises_no_time():
+    texts = bar_texts("""
+from appkit.progress import ProgressBar
+bar = ProgressBar("Building", estimate=False)
+bar(1, 1, label="read")
+bar(0, 0, label="loading the model (a first use exports it)")
+""")
+    assert texts == ["loading the model (a first use exports it): under way, no count or "
+                     "estimate to give"]

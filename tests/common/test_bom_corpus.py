@@ -40,6 +40,7 @@ def test_folder_files_lose_the_mark_and_keep_their_title(tmp_path):
     _write(tmp_path / "note.md", "# Cats\nThey purr.\n")
     _write(tmp_path / "plain.txt", "dogs bark\n")
     docs = {d.id: d for d in read_corpus(tmp_path).documents}
-    assert docs["note.md"].title == "Cats" and docs["note.md"].text.startswith("# Cats")
-    assert docs["plain.txt"].text == "dogs bark\n"
+    # a Markdown heading is read as its words (the section's first line), the "#" left out
+    assert docs["note.md"].title == "Cats" and docs["note.md"].text.startswith("Cats\nThey")
+    assert docs["plain.txt"].text == "dogs bark"
     assert json.dumps([d.text for d in docs.values()]).count("\\ufeff") == 0

@@ -31,5 +31,8 @@ def test_unreadable_text_is_named_with_the_model_and_its_unknown_token(tiny_enco
     assert emoji.unknown_share > 0.25
     note = unreadable_note(emoji, "minilm", "[UNK]", "this query")
     assert "[UNK]" in note and "minilm" in note and "this query" in note
+    assert note.endswith("is not about its meaning.")  # no advice the caller cannot back up
+    fixed = unreadable_note(emoji, "minilm", "[UNK]", "this query", fix="Pick another model.")
+    assert fixed == note + " Pick another model."
     nothing = read_text(tok, "\u200b")
     assert nothing.reads_nothing and "reads no token" in unreadable_note(nothing, "m", "[UNK]")

@@ -19,6 +19,7 @@ def test_empty_list_gives_empty_array(tiny_encoder):
         (["", "ok"], ValueError, "texts[0] is empty"),
         (["ok", "  \n\t "], ValueError, "texts[1] is empty"),
         (42, TypeError, "sequence of strings"),
+        (["ok", "half a pair \ud83c"], ValueError, "texts[1] holds a lone surrogate"),
     ],
 )
 def test_bad_items_are_named(tiny_encoder, texts, error, fragment):

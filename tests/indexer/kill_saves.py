@@ -14,13 +14,15 @@ from pathlib import Path
 
 import common.atomic
 import indexer.changes
+import indexer.folder.index
+import indexer.folder.writes
 import indexer.index
-import indexer.index_writes
 import indexer.store.publishing
 from indexer import SemanticIndex
 
 SAVE_CODE = {str(Path(m.__file__).resolve()) for m in (
-    indexer.index, indexer.index_writes, indexer.changes, indexer.store.publishing, common.atomic)}
+    indexer.index, indexer.folder.index, indexer.folder.writes, indexer.changes,
+    indexer.store.publishing, common.atomic)}
 
 
 def child_save(path: Path, victim: str, kill_at: int, report: int) -> None:

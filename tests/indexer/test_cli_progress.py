@@ -36,3 +36,22 @@ def test_chunk_bar_starts_at_its_first_report():
     assert bar.bar.initial == 32 and "?chunk/s" in str(bar.bar)
     bar(100, 100)  # closes at the end
     assert bar.bar.n == 100
+
+
+def test_loading_the_model_is_a_phase_of_its_own_with_no_false_estimate(tmp_path, monkeypatch,
+                                                                        capsys):
+    """The model loads (a first use exports it: minutes) after the corpus is read: the job's bar
+    says so, empty and with no estimate, instead of sitting full at "read: 1 of 1 · about 0 s
+    left" (issue 42: five minutes so, during the Chinese default index's export)."""
+    from common.jobs import progress_text, read_progress
+
+    monkeypatch.setenv("BERTSCOPE_JOB_PROGRESS", str(tmp_path / "progress.json"))
+    bar = StageBar()
+    bar(BuildProgress("read", 1, 1))
+    bar(BuildProgress("load", 0, 0))
+    p = read_progress(tmp_path / "progress.json")
+    assert p.phase == "loading the model (a first use exports it)"
+    assert p.total is None and p.fraction == 0.0 and p.eta_s is None
+    assert progress_text(p, now=p.at + 150) == (
+        "loading the model (a first use exports it): under way for 2.5 min, no estimate")
+    assert "loading the model (its first use here exports it" in capsys.readouterr().err

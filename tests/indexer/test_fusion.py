@@ -1,5 +1,7 @@
 """Fusion: RRF and convex combinations against hand-computed cases; invariants and refusals."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -75,9 +77,17 @@ def test_convex_zscore_by_hand():
 def test_convex_three_lists_and_bad_weights():
     third = [("d", 5.0), ("a", 1.0)]
     fused = dict(convex([LEXICAL, DENSE, third], weights=[1, 1, 2]))
-    # a: 1 + 0 + 2*0; b: 0.5 + 1 + 2*0 (missing: floor 0); d: 0 + 0 + 2*1
-    assert fused["a"] == pytest.approx(1.0) and fused["b"] == pytest.approx(1.5)
-    assert fused["d"] == pytest.approx(2.0)
+    # weights relative (sum 1: 1/4, 1/4, 2/4): a: (1 + 0 + 2*0) / 4; b: (0.5 + 1 + 2*0) / 4
+    # (missing: floor 0); d: (0 + 0 + 2*1) / 4
+    assert fused["a"] == pytest.approx(0.25) and fused["b"] == pytest.approx(0.375)
+    assert fused["d"] == pytest.approx(0.5)
+    assert fused == dict(convex([LEXICAL, DENSE, third], weights=[0.25, 0.25, 0.5]))
+    for norm in ("minmax", "zscore"):  # huge weights: the same finite scores as (1, 1)
+        huge = convex([LEXICAL, DENSE], weights=[1e308, 1e308], norm=norm)
+        assert huge == convex([LEXICAL, DENSE], weights=[1, 1], norm=norm)
+        assert all(math.isfinite(score) for _, score in huge)
+    assert all(math.isfinite(score) for _, score in
+               rrf([["a", "b"], ["b"]], k=0, weights=[1e308, 1e308]))
     assert convex([[], DENSE])[0][0] == "b"  # an empty list adds nothing
     with pytest.raises(ValueError, match="must be 3 numbers, one per list"):
         convex([LEXICAL, DENSE, third], weights=[1, 1])
@@ -120,6 +130,8 @@ def definition(runs, weights, norm):
     lists = [dict(zip([i for i, _ in r], normalise([s for _, s in r], norm), strict=True))
              for r in runs]
     floors = [min(n.values()) if n else 0.0 for n in lists]
+    scaled = [w / max(weights) for w in weights]  # relative: summing to 1
+    weights = [w / sum(scaled) for w in scaled]
     items = list(dict.fromkeys(i for r in runs for i, _ in r))
     scored = [(i, sum(w * n.get(i, f) for w, n, f in zip(weights, lists, floors, strict=True)))
               for i in items]

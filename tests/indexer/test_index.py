@@ -181,6 +181,12 @@ def test_k_beyond_corpus_returns_everything(flat_index, tiny_encoder):
     ({"queries": "ok", "mode": "hybrid", "weights": (float("nan"), 1)}, "dense weight must be"),
     ({"queries": "ok", "mode": "hybrid", "weights": (0, 0)}, "make at least one positive"),
     ({"queries": "ok", "mode": "hybrid", "weights": (1, 1, 1)}, "must be a pair"),
+    ({"queries": "ok", "mode": "dense", "weights": (1, 1)}, "weights apply to mode='hybrid'"),
+    ({"queries": "ok", "mode": "lexical", "weights": (1, 0)}, "mode='lexical' ranks by one"),
+    ({"queries": "ok", "filter": {"topic": 2**64}}, "filter on 'topic': 18446744073709551616 "
+                                                   "is an integer beyond 64 bits"),
+    ({"queries": "ok", "filter": {"topic": {"in": [1, -2**70]}}}, "beyond 64 bits"),
+    ({"queries": "ok", "filter": {"group": "\ud800"}}, "'group'.*lone surrogate"),
 ])
 def test_bad_queries_are_refused_clearly(flat_index, tiny_encoder, kwargs, match):
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)

@@ -87,16 +87,30 @@ def test_rebuild_resumes_after_an_interruption(source, tmp_path, other_encoder):
                                   np.vstack([fresh.vectors.reconstruct(i) for i in ids]))
 
 
-def test_rebuild_chunk_size_above_the_new_window(tmp_path, tiny_encoder, other_encoder, docs):
+def test_rebuild_keeps_the_chunk_spans_even_past_the_new_window_and_says_so(
+        tmp_path, tiny_encoder, other_encoder, docs, caplog):
+    """The source's chunks are kept span for span (a compare view sets the same chunks side by
+    side); a chunk longer than the new model reads is kept whole and counted; `chunk_tokens`
+    re-chunks instead, within the new window only."""
     src = tmp_path / "src"
-    build_index(docs[:5], src, model=tiny_encoder, preset="flat",
-                chunking=__import__("indexer").ChunkingConfig(chunk_tokens=64))
-    with pytest.raises(IndexerError, match="chunked at 64 tokens.*chunk_tokens <= 48"):
-        rebuild_index(src, tmp_path / "out", model=other_encoder)
+    long = [{**d, "text": " ".join([d["text"]] * 6)} for d in docs[:5]]
+    old = build_index(long, src, model=tiny_encoder, preset="flat",
+                      chunking=__import__("indexer").ChunkingConfig(chunk_tokens=64))
+    kept = rebuild_index(src, tmp_path / "kept", model=other_encoder)
+    ids = old.doc_ids()
+    assert kept.stored(ids).chunks and \
+        [c[:4] for c in kept.stored(ids).chunks] == [c[:4] for c in old.stored(ids).chunks]
+    over = kept.manifest["build"]["chunks_truncated"]
+    assert over > 0 and f"{over} of {len(old.stored(ids).chunks)} kept chunks" in caplog.text
+    assert kept.manifest["chunking"]["chunk_tokens"] == 48  # what the model reads, for adds
+    with pytest.raises(IndexerError, match="chunk_tokens=64 is more than .* reads \\(48\\)"):
+        rebuild_index(src, tmp_path / "out", model=other_encoder, chunk_tokens=64)
     assert not (tmp_path / "out").exists()
     new = rebuild_index(src, tmp_path / "out", model=other_encoder, chunk_tokens=48)
     assert new.manifest["chunking"] == {"chunk_tokens": 48, "overlap": 32,
                                         "title_in_chunk": True}
+    assert new.counts()["chunks"] > kept.counts()["chunks"]
+    assert "chunks_truncated" not in new.manifest["build"]
 
 
 def test_rebuild_cli(run_cli, flat_index, tmp_path, other_model_dir):

@@ -63,3 +63,28 @@ def test_window_and_rank():
     assert crop == "x" * 10 + "Apple" + "y" * 10 and crop[a:b] == "Apple"
     assert window("no fruit here", "apple") is None
     assert rank([0.1, 0.9, 0.5, 0.9], top=3) == [1, 3, 2]  # ties keep their order
+
+
+def test_a_use_seen_twice_is_listed_once_and_the_caption_counts_what_is_shown():
+    """Overlapping chunks hold the same occurrence (the same offset in the document), and a
+    duplicated document holds the same passage: each is one use (issue 42: one hit twice)."""
+    from indexer.documents import Hit
+    from indexer.usages import CANDIDATES, Usages, distinct
+
+    text = "The new Apple phone sold well in its first week."
+
+    def hit(doc: str, start: int, chunk: str) -> Hit:
+        return Hit(doc, start, 1.0, 1, chunk, doc, start, start + len(chunk))
+
+    a = hit("d1", 0, text)
+    overlap = hit("d1", 4, text[4:])  # the next chunk starts inside the first: same "Apple"
+    copy = hit("d2", 0, text)  # the same article stored twice
+    other = hit("d3", 0, "An apple a day.")
+    found = distinct([(h, window(h.text, "apple")) for h in (a, overlap, copy, other)])
+    assert [h.doc_id for h, _ in found] == ["d1", "d3"]
+    shown = Usages("apple", 3, 2, found=[], capped=False)
+    assert shown.caption("news", "context #1").startswith(
+        "The 0 closest of all 2 distinct uses of “apple” in news")
+    capped = Usages("apple", 3, 17, capped=True).caption("news", "context #1")
+    assert f"the 17 distinct uses among the {CANDIDATES} chunks BM25 ranks first" in capped
+    assert "(news may hold more)" in capped

@@ -184,7 +184,7 @@ def test_compact_failure_keeps_the_vectors(hnsw_index, tiny_encoder, monkeypatch
 def test_a_writer_outpaced_every_time_gives_up_naming_it(flat_index, tiny_encoder, monkeypatch):
     """Other writers publishing before each of its REBASES tries: a named refusal, and the
     changes are still there for the next try."""
-    from indexer import index_writes
+    from indexer.folder import writes as index_writes
 
     index = _open(flat_index, tiny_encoder)
     index.delete(["d000"])

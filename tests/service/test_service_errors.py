@@ -52,7 +52,7 @@ def test_the_registry_refuses_paths_as_names(tmp_path, name):
     from service.indexes import Indexes
 
     with pytest.raises(ApiError) as caught:
-        Indexes(tmp_path, Encoders(None)).folder(name)
+        Indexes(tmp_path, Encoders(None)).location(name)
     assert caught.value.status == 400
 
 

@@ -96,7 +96,7 @@ def test_yaml_recipe(tmp_path, root):
         ({"stages": [{"train": ["sts/train.jsonl"], "loss": "huber"}]},
          "stages[0].loss: Unknown loss 'huber'. Valid: cosine, cosent, mnrl, softmax, contrastive"),
         ({"stages": [{"train": ["sts/train.jsonl"], "epochs": 0}]},
-         "stages[0].epochs: must be > 0, got 0"),
+         "stages[0].epochs: must be > 0 and <= 1000, got 0"),
         ({"batch_size": "16"}, "batch_size: must be int, got '16'"),
         ({"lr": -1}, "lr: must be > 0, got -1"),
         ({"warmup": 1.5}, "warmup: must be in [0, 1), got 1.5"),

@@ -139,7 +139,7 @@ def test_a_recipe_is_held_to_the_flags_rules(tmp_path, root, settings, said):
     (Stage(("a",), batch_size=0), "Stage.batch_size: must be >= 1, got 0"),
     (Stage(("a",), learning_rate=-1.0), "Stage.learning_rate: must be > 0, got -1.0"),
     (Stage(tasks=(Task(("a",), max_rows=0),)), "Task.max_rows: must be >= 1, got 0"),
-    (Stage(("a",), epochs=0), "--epochs: must be > 0, got 0"),
+    (Stage(("a",), epochs=0), "--epochs: must be > 0 and <= 1000, got 0"),
 ])
 def test_a_library_stage_is_held_to_the_same_rules(stage, said):
     with pytest.raises(TrainingError, match=None) as info:

@@ -24,16 +24,25 @@ def all_cases() -> list:
         cases_app,
         cases_indexer_cli,
         cases_library,
+        cases_messages,
         cases_mlm_cli,
         cases_service,
         cases_training_cli,
+        cases_writes,
     )
 
+    minilm, case = cases_library._minilm, cases_indexer_cli._case
+    third = [*cases_writes.library_cases(minilm), *cases_messages.TRAINING,  # issue 41; each
+             *cases_writes.encoder_cases(minilm), *cases_messages.ENCODER,  # joins the table
+             *[c for cs in cases_writes.cli_cases(case, minilm, cases_indexer_cli.M).values()
+               for c in cs],  # of its entry point
+             *cases_messages.FIT, *cases_messages.APP, *cases_writes.service_cases(),
+             *cases_messages.JOBS]
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_mlm_cli.COMMANDS.values() for c in cs],
-            *cases_app.APP, *cases_service.SERVICE]
+            *cases_app.APP, *cases_service.SERVICE, *third]
 
 
 def main() -> int:

@@ -197,4 +197,43 @@ EXPERIMENT = [
     _fit("--prompt qurey", "--prompt", "qurey", command=POOL),
 ]
 
-COMMANDS = {"fit": FIT, "evaluate": EVALUATE, "experiment pooling": EXPERIMENT}
+def _adapt(bad: str, *flags: str, where: tuple[str, ...] = ("--index", "{W}/idx"),
+           out: str | None = None, expect: str | int = "refused", note: str = "") -> Case:
+    def run(ws) -> Outcome:
+        target = out or str(ws.root / "runs" / uuid.uuid4().hex[:8])
+        return cli("training", "adapt", *where, "--out", target, "--no-progress", *flags)(ws)
+
+    return Case("python -m training adapt", bad, run, expect, note)
+
+
+ADAPT = [
+    Case("python -m training adapt", "no flags", cli("training", "adapt")),
+    _adapt("--index that does not exist", where=("--index", "{W}/nope")),
+    _adapt("--index a training run folder", where=("--index", "{W}/runs/finished")),
+    _adapt("--index and --corpus together", where=("--index", "{W}/idx", "--corpus",
+                                                   "{W}/corpus.jsonl")),
+    _adapt("--corpus without titles or headings", "--model", "minilm",
+           where=("--corpus", "{W}/corpus-notitle.jsonl")),
+    _adapt("--corpus without --model", where=("--corpus", "{W}/corpus.jsonl")),
+    _adapt("--pairs titles (typo)", "--pairs", "titles"),
+    _adapt("--pairs '' (none)", "--pairs", ""),
+    _adapt("--batch-size 1 (MNRL needs negatives)", "--batch-size", "1"),
+    _adapt("--lr 0", "--lr", "0"),
+    _adapt("--epochs inf", "--epochs", "inf"),
+    _adapt("--max-pairs 0", "--max-pairs", "0"),
+    _adapt("--model that does not exist", "--model", "{W}/no-model"),
+    _adapt("--out an existing file", out="{W}/file.txt"),
+    _adapt("--out a finished run", out="{W}/runs/finished"),
+    _adapt("--out the index itself", out="{W}/idx"),
+    _adapt("--out a folder holding something else", out="{W}/busy"),
+    _adapt("--resume with nothing to resume", "--resume"),
+    _adapt("--max-length 100000", "--max-length", "100000"),
+    _adapt("--seed -1", "--seed", "-1"),
+    _adapt("--epochs 0", "--epochs", "0"),
+    _adapt("--corpus an empty file", "--model", "minilm", where=("--corpus", "{W}/empty.jsonl")),
+    _adapt("--corpus whose every row is bad", "--model", "minilm",
+           where=("--corpus", "{W}/bad.jsonl")),
+]
+
+COMMANDS = {"fit": FIT, "evaluate": EVALUATE, "experiment pooling": EXPERIMENT,
+            "adapt": ADAPT}

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-OURS = tuple(str(REPO / p) for p in ("common", "encoder", "metrics", "indexer", "training", "app"))
+PACKAGES = ("common", "encoder", "metrics", "indexer", "training", "app")
+OURS = tuple(str(REPO / p) for p in PACKAGES)
 
 
 @dataclass
@@ -76,7 +77,8 @@ def _first_error(out: str, err: str, code: int | None) -> str:
         if line.startswith("error: ") or ": error: " in line:
             return line
     notes = [x for x in lines if x.lower().startswith(("warning", "not in the index",
-                                                       "replaced:", "skipped ", "no document"))]
+                                                       "replaced:", "skipped ", "no document",
+                                                       "failed "))]
     outs = [x.strip() for x in out.splitlines() if x.strip()]
     if outs and code in (0, 3):
         return " · ".join([outs[-1], *notes])
@@ -118,8 +120,9 @@ def call(fn: Callable) -> Callable[..., Outcome]:
         except Exception as exc:  # noqa: BLE001 - the outcome being recorded
             frames = traceback.extract_tb(exc.__traceback__)
             origin = frames[-1].filename if frames else ""
-            deliberate = isinstance(exc, (TypeError, ValueError, LookupError, OSError)) and \
-                origin.startswith(OURS)
+            ours = type(exc).__module__.split(".")[0] in PACKAGES  # JobError, ...
+            deliberate = (ours or isinstance(exc, (TypeError, ValueError, LookupError, OSError))) \
+                and origin.startswith(OURS)
             message = f"{type(exc).__name__}: {str(exc).strip() or '(no message)'}"
             if not deliberate:
                 message += f" — raised in {Path(origin).name}, not by a check of ours"

@@ -1,8 +1,10 @@
 """A real disk that fills up, for the full-disk cases of the probe and the tests: a small tmpfs
-mounted in a folder (root only), and a file that takes all the space left."""
+mounted in a folder (root only), and a file that takes all the space left; and a folder made
+read-only for real (a read-only bind mount, as root ignores file modes)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,3 +40,27 @@ def fill(disk: Path) -> Path:
         except OSError:
             pass
     return filler
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[Path]:
+    """`folder` read-only until the block ends: bound read-only over itself (root), else its
+    mode 0o555. Raises `NoSmallDisk` where neither holds (root without mount permission)."""
+    if os.geteuid() != 0:
+        mode = folder.stat().st_mode
+        folder.chmod(0o555)
+        try:
+            yield folder
+        finally:
+            folder.chmod(mode)
+        return
+    for argv in (["mount", "--bind", str(folder), str(folder)],
+                 ["mount", "-o", "remount,ro,bind", str(folder)]):
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode != 0:
+            subprocess.run(["umount", "-l", str(folder)], check=False, capture_output=True)
+            raise NoSmallDisk(f"cannot mount {folder} read-only ({done.stderr.strip()[:80]})")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

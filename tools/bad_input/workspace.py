@@ -8,7 +8,11 @@ import shutil
 import uuid
 from pathlib import Path
 
+from .cases_indexer_documents import FILES as DOCUMENT_FILES
+from .cases_indexer_documents import LINKS
 from .cases_indexer_odd import FILES as ODD_FILES
+from .cases_messages import FILES as MESSAGE_FILES
+from .cases_writes import FILES as WRITE_FILES
 
 DOCS = [
     {"id": "oil-1", "title": "Oil prices", "text": "Crude oil prices rose as OPEC cut output.",
@@ -62,6 +66,8 @@ FILES: dict[str, str | bytes] = {
     "wrongcols.csv": "doc,body\n1,some text\n",
     "huge-line.jsonl": _lines([{"id": "big", "text": "word " * 60_000}]),
     "file.txt": "a plain file, not a folder\n",
+    "corpus-notitle.jsonl": _lines([{"id": f"u{i}", "text": f"Plain text number {i}."}
+                                    for i in range(30)]),
     "txtless/data.bin": b"\x00\x01",
     # queries / BEIR
     "q/good.jsonl": _lines([{"_id": "q1", "text": "oil prices"}]),
@@ -139,13 +145,16 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        for rel, content in {**FILES, **BEIR, **ODD_FILES}.items():
+        for rel, content in {**FILES, **BEIR, **ODD_FILES, **WRITE_FILES, **MESSAGE_FILES,
+                             **DOCUMENT_FILES}.items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
                 path.write_bytes(content)
             else:
                 path.write_text(content, encoding="utf-8")
+        for rel, target in LINKS.items():
+            (root / rel).symlink_to(target)
         (root / "empty").mkdir(exist_ok=True)
         (root / "beir-noqueries").mkdir(exist_ok=True)
 

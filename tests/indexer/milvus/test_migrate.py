@@ -43,18 +43,16 @@ def folder(tmp_path_factory, tiny_encoder):
 
 def content(target) -> dict:
     """Everything a migration must carry, read through the public API of either store."""
-    from indexer.migrate_sides import open_side
-
-    side = open_side(target)
-    ids = side.doc_ids()
-    batch = side.batch(sorted(ids))
-    m = side.manifest
+    index = SemanticIndex.open(target)
+    batch = index.stored(sorted(index.doc_ids()))
+    m = index.manifest
     facts = {k: m[k] for k in ("encoder", "dim", "chunking", "bm25", "preset", "source",
                                "metadata_fields")}
+    counts = index.counts()
     return {"docs": [(d.id, d.title, d.text, json.dumps(d.metadata, sort_keys=True))
                      for d in batch.docs],
             "chunks": batch.chunks, "vectors": batch.vectors, "facts": facts,
-            "counts": side.counts()}
+            "counts": {k: counts[k] for k in ("documents", "chunks")}}
 
 
 def test_folder_to_milvus_to_folder_is_lossless(folder, tmp_path, tiny_encoder):
@@ -138,9 +136,24 @@ def _raise():
     raise Crash
 
 
-def test_migrate_takes_one_folder_and_one_address(folder, tmp_path):
-    with pytest.raises(ValueError, match="one of each"):
-        migrate(folder, tmp_path / "other")
+def test_migrate_copies_within_one_store_too_but_never_onto_its_source(folder, tmp_path):
+    """A folder to a folder and a collection to another collection are copies like any other;
+    a copy onto the source itself is refused before anything is written."""
+    from indexer import IndexerError
+
+    copy = tmp_path / "copy"
+    assert migrate(folder, copy).documents == 26 and _same(content(copy), content(folder))
+    one, two = (f"milvus://{tmp_path / 'm.db'}?collection={c}" for c in ("one", "two"))
+    migrate(copy, one)
+    assert migrate(one, two).verified == 26 and _same(content(two), content(folder))
+    for same in (folder, one):
+        with pytest.raises(IndexerError, match="source index itself"):
+            migrate(same, same)
+
+
+def _same(a: dict, b: dict) -> bool:
+    return all((np.array_equal(a[k], b[k]) if k == "vectors" else a[k] == b[k]) for k in a
+               if k != "facts") and a["facts"]["encoder"] == b["facts"]["encoder"]
 
 
 def test_the_cli_migrates_and_says_what_it_verified(folder, tmp_path, run_cli):
@@ -151,8 +164,8 @@ def test_the_cli_migrates_and_says_what_it_verified(folder, tmp_path, run_cli):
     assert "migrate" in run.err  # the progress bar
     back = run_cli("indexer", "migrate", address, str(tmp_path / "back"), "--sample", "5")
     assert back.code == 0 and "7 documents' text, chunks and vectors equal" in back.out
-    bad = run_cli("indexer", "migrate", str(folder), str(tmp_path / "other"))
-    assert bad.code == 1 and "one of each" in bad.error
+    bad = run_cli("indexer", "migrate", str(folder), str(folder))
+    assert bad.code == 1 and "source index itself" in bad.error
 
 
 def test_a_copy_that_does_not_verify_leaves_the_target_as_it_was(folder, tmp_path,
@@ -161,7 +174,8 @@ def test_a_copy_that_does_not_verify_leaves_the_target_as_it_was(folder, tmp_pat
     another client) fail the verification; the index already at the address stays."""
     from pymilvus import MilvusClient
 
-    from indexer.migrate import STAGING, MigrationError
+    from indexer.migrate import MigrationError
+    from indexer.milvus.copy_in import STAGING
 
     db = tmp_path / "m.db"
     address = f"milvus://{db}?collection=idx"

@@ -125,7 +125,9 @@ def folder(tmp_path_factory, tiny_encoder):
     docs = [{"id": f"d{i:03d}", "text": f"story {i} about cats", "metadata": metadata_of(i)}
             for i in range(60)]
     out = tmp_path_factory.mktemp("expr") / "index"
-    build_index(docs, out, model=tiny_encoder, preset="flat")
+    with pytest.MonkeyPatch.context() as patch:  # "mixed": an index written before a field
+        patch.setattr("indexer.build.check_field_kinds", lambda docs, fields: {})  # kept a type
+        build_index(docs, out, model=tiny_encoder, preset="flat")
     return SemanticIndex.open(out, encoder=tiny_encoder)
 
 

@@ -1,4 +1,4 @@
-"""The changing half of `SemanticIndex`: copy-on-write into a private `WorkingCopy`, then
+"""The changing half of `FolderIndex`: copy-on-write into a private `WorkingCopy`, then
 add / upsert / delete / compact on it, and `save()` publishing it as the next version, re-applying
 the changes on top when another writer published first."""
 
@@ -6,21 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from . import db, store
-from .changes import WorkingCopy
-from .chunking import ChunkingConfig, chunk_documents
-from .disk_full import writes_index
-from .documents import Document
-from .embedding import embed_passages
-from .errors import ConcurrentWriteError
-from .validation import check_doc_ids, check_documents
+from .. import db, store
+from ..changes import WorkingCopy
+from ..disk_full import writes_index
+from ..documents import Document
+from ..errors import ConcurrentWriteError
+from ..validation import check_doc_ids
 
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
 
 
-class IndexWrites:
-    """Mixed into `SemanticIndex`, whose reading half provides the state below and `folder`,
-    `conn`, `manifest`, `spec`, `lexical`, `encoder` and `open`."""
+class FolderWrites:
+    """Mixed into `FolderIndex`, whose reading half provides the state below and `location`,
+    `conn`, `manifest`, `spec`, `lexical`, `encoder`, `_checked`, `_encoded` and `open_folder`."""
 
     _version: store.Version
     _work: WorkingCopy | None
@@ -28,20 +26,20 @@ class IndexWrites:
     _backend: str | None
     _verify: bool
     _values: dict
-    _searcher: object | None
+    _search: object | None
     _lexical: object | None
 
     def _writable(self) -> WorkingCopy:
         """Copy-on-write: the first change copies the published store into a private file."""
         if self._work is None:
-            self._work = WorkingCopy(self.folder, self._version.conn, self._version.vectors,
-                                     self.spec, self.manifest["dim"])
+            self._work = WorkingCopy(self.location, self._version.conn, self._version.vectors,
+                                     self.spec, self.manifest["dim"], self.field_types())
             self._values.clear()  # values kept from the published version no longer hold
         self._changed()
         return self._work
 
     def _changed(self) -> None:
-        self._searcher = None
+        self._search = None
         self._lexical = None
 
     @writes_index("adding documents")
@@ -49,29 +47,26 @@ class IndexWrites:
             progress: Callable[[int, int], None] | None = None) -> int:
         """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added.
         `progress(chunks embedded, chunks in all)` is called every few batches."""
-        docs = check_documents(documents, batch_size)
-        if len({d.id for d in docs}) != len(docs):
-            raise ValueError("duplicate ids among the documents to add")
-        taken = db.existing_ids(self.conn, [d.id for d in docs])
-        if taken:
-            raise ValueError(f"{len(taken)} document ids already exist (e.g. {taken[0]!r}): "
-                             "use upsert() to replace them")
-        return self._insert("add", docs, batch_size, progress)
+        return self._insert("add", self._checked(documents, batch_size, replace=False),
+                            batch_size, progress)
 
     @writes_index("adding documents")
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
                progress: Callable[[int, int], None] | None = None) -> int:
-        """Add documents, replacing any with the same id (the last of duplicates wins)."""
-        docs = list({d.id: d for d in check_documents(documents, batch_size)}.values())
-        return self._insert("upsert", docs, batch_size, progress)
+        """Add documents, replacing any with the same id (an id twice among them is refused)."""
+        return self._insert("upsert", self._checked(documents, batch_size, replace=True),
+                            batch_size, progress)
+
+    def _write_kinds(self) -> dict[str, str]:
+        """The metadata field kinds a write must keep (the working copy's, kept as it changes:
+        reading them afresh would scan every document's metadata)."""
+        return self._work.fields if self._work else self.field_types()
 
     def _insert(self, how: str, docs: list[Document], batch_size: int, progress) -> int:
         """Chunk and encode `docs` (before any change), then `add` or `upsert` them."""
         if not docs:
             return 0
-        chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
-        vectors = embed_passages(self.encoder, [c.encoded for c in chunks], batch_size,
-                                 progress and (lambda n: progress(n, len(chunks))))
+        chunks, vectors = self._encoded(docs, batch_size, progress)
         return getattr(self._writable(), how)(docs, chunks, vectors)
 
     @writes_index("deleting documents")
@@ -112,7 +107,7 @@ class IndexWrites:
                 return self._publish()
             except store.StaleBase:
                 self._rebase()
-        raise ConcurrentWriteError(f"other writers kept publishing {self.folder} while this one "
+        raise ConcurrentWriteError(f"other writers kept publishing {self.location} while this one "
                                    f"re-applied its changes {REBASES} times; try again")
 
     def _publish(self) -> None:
@@ -120,17 +115,18 @@ class IndexWrites:
         lexical = self.lexical
         fields = {**self.manifest, "counts": db.counts(work.conn),
                   "metadata_fields": db.field_types(work.conn)}
-        self._searcher = None  # it holds the connection `stage` closes
+        self._search = None  # it holds the connection `stage` closes
         work.stage(lexical)
-        manifest, token = store.publish(self.folder, work.staging, fields, self._version.token)
-        sqlite = self.folder / manifest["files"]["sqlite"]["path"]
-        self._version = store.Version(self.folder, manifest, token, work.vectors,
+        manifest, token = store.publish(self.location, work.staging, fields,
+                                        self._version.token)
+        sqlite = self.location / manifest["files"]["sqlite"]["path"]
+        self._version = store.Version(self.location, manifest, token, work.vectors,
                                       db.open_readonly(sqlite), lexical)
         self._work = None
 
     def _rebase(self) -> None:
         """Adopt the folder's current version and make this index's changes again on it."""
-        fresh = type(self).open(self.folder, encoder=self._encoder, verify=self._verify,
+        fresh = type(self).open_folder(self.location, encoder=self._encoder, verify=self._verify,
                                    backend=None if self._encoder else self._backend)
         work = fresh._writable()
         try:

@@ -1,0 +1,73 @@
+"""`bertscope index | train | serve | app ...`: the four entry points under one command.
+`index`, `train` and `serve` are `python -m indexer`, `python -m training` and
+`python -m service` (every argument passed on); `app` builds the default index when absent, as
+`make app` does, then runs the Streamlit app on it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+COMMANDS = {"index": "python -m indexer: build, search, sync, rebuild and migrate indexes",
+            "train": "python -m training: fine-tune, adapt and evaluate encoders",
+            "serve": "python -m service: the HTTP retrieval service for RAG",
+            "app": "the Streamlit app (builds the default index first when it is absent)"}
+
+
+def app_script() -> Path:
+    """The app's main script: the checkout's (an editable install), else where a wheel installed
+    it (<prefix>/share/bertscope/app)."""
+    from common import shipped_folder
+
+    script = shipped_folder("app") / "Home.py"
+    if not script.is_file():
+        raise SystemExit(f"error: the app's scripts are not installed ({script} is missing): "
+                         "reinstall bertscope")
+    return script
+
+
+def run_app(argv: Sequence[str]) -> int:
+    p = argparse.ArgumentParser(prog="bertscope app", description=COMMANDS["app"])
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--index-root", type=Path,
+                   default=Path(os.environ.get("BERTSCOPE_INDEX_ROOT", "indexes")),
+                   help="where the app finds indexes (default indexes, or $BERTSCOPE_INDEX_ROOT)")
+    p.add_argument("--lang", nargs="*", default=["en"], choices=["en", "zh"],
+                   help="default indexes to build when absent (default en; none: --lang)")
+    args = p.parse_args(argv)
+    env = {**os.environ, "BERTSCOPE_INDEX_ROOT": str(args.index_root)}
+    for lang in args.lang:
+        done = subprocess.run([sys.executable, "-m", "indexer", "default", "--lang", lang],
+                              env=env)
+        if done.returncode:
+            return done.returncode
+    return subprocess.run([sys.executable, "-m", "streamlit", "run", str(app_script()),
+                           "--server.port", str(args.port), "--server.headless", "true",
+                           "--browser.gatherUsageStats", "false"], env=env).returncode
+
+
+def _main_of(module: str) -> Callable[[list[str]], int]:
+    def run(argv: list[str]) -> int:
+        import importlib
+
+        return importlib.import_module(f"{module}.cli").main(argv)
+    return run
+
+
+RUN = {"index": _main_of("indexer"), "train": _main_of("training"),
+       "serve": _main_of("service"), "app": run_app}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in RUN:
+        lines = [f"  {name:<6} {what}" for name, what in COMMANDS.items()]
+        print("usage: bertscope {index,train,serve,app} ...\n\n" + "\n".join(lines)
+              + "\n\n`bertscope COMMAND --help` describes each.",
+              file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    return RUN[argv[0]](argv[1:]) or 0

@@ -1,0 +1,98 @@
+"""A document's layout: its segments joined into one text, and where each segment lies in it,
+kept in the document's metadata under `LAYOUT_KEY` so that every store and `rebuild` keep it
+with the document. From it: the spans no chunk may cross (`segment_spans`) and a chunk's place,
+`{"page": 2, "section": "Methods > Sample size"}` (`place_at`), merged into a hit's metadata by
+`chunk_metadata` — the one function both stores call.
+
+    metadata["_layout"] = {"spans": [[start, end, page or None, section no or None], ...],
+                           "sections": ["Annual report 2023", "Annual report 2023 > Methods"]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .records import Segment
+
+LAYOUT_KEY = "_layout"
+SEPARATOR = "\n\n"  # between segments: a paragraph break, never part of a chunk's span
+
+
+def join_segments(segments: Sequence[Segment]) -> tuple[str, dict[str, Any]]:
+    """(the document's text, its layout) from `segments`; empty ones are dropped."""
+    parts: list[str] = []
+    spans: list[list] = []
+    sections: list[str] = []
+    number: dict[str, int] = {}
+    at = 0
+    for seg in segments:
+        text = seg.text.strip()
+        if not text:
+            continue
+        if parts:
+            at += len(SEPARATOR)
+        section = None
+        if seg.section:
+            section = number.setdefault(seg.section, len(sections))
+            if section == len(sections):
+                sections.append(seg.section)
+        spans.append([at, at + len(text), seg.page, section])
+        parts.append(text)
+        at += len(text)
+    return SEPARATOR.join(parts), {"spans": spans, "sections": sections}
+
+
+def _layout(metadata: dict[str, Any] | None) -> dict | None:
+    layout = (metadata or {}).get(LAYOUT_KEY)
+    return layout if isinstance(layout, dict) and isinstance(layout.get("spans"), list) else None
+
+
+def segment_spans(metadata: dict[str, Any] | None) -> list[tuple[int, int]] | None:
+    """The (start, end) character spans of a document's segments; None for a document without
+    a layout (a corpus row: one span, the whole text)."""
+    layout = _layout(metadata)
+    if layout is None:
+        return None
+    return [(int(s[0]), int(s[1])) for s in layout["spans"]]
+
+
+def place_at(metadata: dict[str, Any] | None, offset: int) -> dict[str, Any]:
+    """{"page": n} and/or {"section": "A > B"} of the segment holding character `offset`
+    ({} for a document without a layout, or an offset between segments)."""
+    layout = _layout(metadata)
+    if layout is None:
+        return {}
+    for start, end, page, section in layout["spans"]:
+        if start <= offset < end:
+            out: dict[str, Any] = {}
+            if page is not None:
+                out["page"] = page
+            if section is not None:
+                out["section"] = layout["sections"][section]
+            return out
+    return {}
+
+
+def chunk_metadata(metadata: dict[str, Any] | None, start: int) -> dict[str, Any]:
+    """A chunk's metadata: its document's, without the layout, with the chunk's page and
+    section (the chunk starting at character `start`). A document without a layout: its
+    metadata as it is."""
+    metadata = metadata or {}
+    if LAYOUT_KEY not in metadata:
+        return dict(metadata)
+    out = {k: v for k, v in metadata.items() if k != LAYOUT_KEY}
+    out.update(place_at(metadata, start))
+    return out
+
+
+def citation(metadata: dict[str, Any] | None, fallback: str = "") -> str:
+    """How a reader finds a chunk: "reports/annual-2023.pdf, p. 2" or "notes/a.md, § Setup >
+    Linux"; `fallback` (a title, an id) where the metadata names no source."""
+    metadata = metadata or {}
+    parts = [str(metadata.get("source") or fallback)]
+    if metadata.get("page") is not None:
+        parts.append(f"p. {metadata['page']}")
+    if metadata.get("section"):
+        parts.append(f"§ {metadata['section']}")
+    return ", ".join(p for p in parts if p)

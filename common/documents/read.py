@@ -1,0 +1,99 @@
+"""`read_file`: one file of a user's folder as a `Document` — its id and `source` the path
+relative to the folder, its text the reader's segments joined (`layout`), its metadata `format`,
+`modified`, `bytes`, `sha256`, what the file declares (front matter, page count) and the layout.
+The bytes are read once: what is hashed is what is parsed. Every way a file can fail is one
+`ReadError` line: wrong extension, empty, too large, vanished or changed while being read,
+unreadable, or the reader's own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+
+from ..corpus.records import Document
+from .layout import LAYOUT_KEY, join_segments
+from .markdown import read_markdown
+from .pdf import read_pdf
+from .records import Parsed, ReadError
+from .text import read_text
+from .web import read_html
+from .word import read_docx
+
+READERS: dict[str, Callable[[bytes], Parsed]] = {
+    ".pdf": read_pdf, ".html": read_html, ".htm": read_html, ".docx": read_docx,
+    ".md": read_markdown, ".markdown": read_markdown, ".txt": read_text}
+DOCUMENT_EXTENSIONS = tuple(READERS)
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+MAX_FILE_MB = 100  # a larger file is reported, not read (CorpusOptions.max_file_mb)
+
+# what a file's first bytes say it is, for a file whose extension says otherwise
+_MAGIC = ((b"%PDF-", "a PDF", ".pdf"), (b"PK\x03\x04", "a zip archive (a .docx?)", ".docx"),
+          (b"\x89PNG", "a PNG image", ""), (b"\xff\xd8\xff", "a JPEG image", ""),
+          (b"GIF8", "a GIF image", ""), (b"\x1f\x8b", "a gzip archive", ""),
+          (b"\xd0\xcf\x11\xe0", "an old Office file (.doc/.xls: save it as .docx)", ""))
+
+
+def modified_text(mtime_ns: int) -> str:
+    """A file's modification time as the index keeps it (UTC, ISO 8601, microseconds): equal
+    for equal times, so `sync` compares it as text."""
+    stamp = EPOCH + dt.timedelta(microseconds=mtime_ns // 1000)  # exact: no float seconds
+    return stamp.isoformat(timespec="microseconds")
+
+
+def _sniffed(data: bytes, suffix: str) -> None:
+    """A `ReadError` when the first bytes say another kind of file than the extension."""
+    head = data[:1024].lstrip()
+    for magic, what, extension in _MAGIC:
+        if head.startswith(magic) and extension != suffix:
+            fix = f": rename it {extension}" if extension else ""
+            raise ReadError(f"named {suffix} but it is {what}{fix}")
+
+
+def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> Document:
+    """The document of file `path` (id `rel`); `ReadError` naming why there is none."""
+    suffix = path.suffix.lower()
+    reader = READERS.get(suffix)
+    if reader is None:
+        raise ReadError(f"unsupported file type {suffix or '(no extension)'}; supported: "
+                        f"{', '.join(DOCUMENT_EXTENSIONS)}")
+    try:
+        before = path.stat()
+        if before.st_size > max_file_mb * 2**20:
+            raise ReadError(f"{before.st_size / 2**20:,.1f} MB, over the {max_file_mb:g} MB "
+                            "limit for one file (--max-file-mb)")
+        data = path.read_bytes()
+        after = path.stat()
+    except FileNotFoundError:
+        raise ReadError("vanished while being read (deleted or moved)") from None
+    except PermissionError:
+        raise ReadError("permission denied: the file cannot be read") from None
+    except IsADirectoryError:
+        raise ReadError("a folder, not a file") from None
+    except OSError as exc:
+        raise ReadError(f"cannot be read ({exc.strerror or exc})") from None
+    if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns) \
+            or len(data) != after.st_size:
+        raise ReadError("changed while being read; run again once it is written")
+    if not data.strip():
+        raise ReadError("empty file (0 bytes)" if not data else "holds only whitespace")
+    _sniffed(data, suffix)
+    parsed = reader(data)
+    text, layout = join_segments(parsed.segments)
+    if not text.strip():
+        raise ReadError("no text in it")
+    metadata = {**parsed.metadata, "source": rel, "format": parsed.format,
+                "modified": modified_text(before.st_mtime_ns), "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(), LAYOUT_KEY: layout}
+    title = parsed.title.strip() or Path(rel).stem
+    return Document(rel, text, title, metadata)
+
+
+def file_stamp(path: Path) -> tuple[int, str] | None:
+    """(size, modified) of `path` as `read_file` records them; None when it cannot be statted."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, modified_text(st.st_mtime_ns)

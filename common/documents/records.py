@@ -1,0 +1,34 @@
+"""What a document reader gives: the file's text as `Segment`s (one page of a PDF, one section
+of a Word, Markdown or web page), its title and format, and `ReadError` for a file that cannot be
+read (one line: why, and what to do)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ReadError(ValueError):
+    """A file that gives no document: the message says why in one line (no file name: the
+    caller puts it in front)."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of text that no chunk crosses: a PDF page (1-based `page`) or a section
+    (`section`: its heading path, "A > B > C"; "" before the first heading)."""
+
+    text: str
+    page: int | None = None
+    section: str = ""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A file read: `segments` in reading order, `title` ("" when the file names none),
+    `metadata` the file declares (Markdown front matter, a PDF's page count)."""
+
+    format: str
+    segments: list[Segment]
+    title: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)

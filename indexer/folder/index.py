@@ -1,0 +1,130 @@
+"""`FolderIndex`: the folder store's `SemanticIndex` (FAISS + SQLite + BM25 files in a folder,
+`indexer.store`). Open a version, search it (`indexer.search.Searcher`), change a private copy
+(`indexer.changes.WorkingCopy`) and publish it as the next version with `save()`, re-applying
+the changes on top when another writer published first (`writes.FolderWrites`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+
+from common.lexical import Bm25Params, LexicalIndex
+
+from .. import db, store
+from ..changes import WorkingCopy
+from ..documents import Document
+from ..index import SemanticIndex
+from ..index_encoder import check_open_args
+from ..search import Searcher
+from ..stats import row_counts
+from ..stored import StoredBatch
+from ..validation import check_doc_ids, check_positive_int
+from .writes import FolderWrites
+
+
+class FolderIndex(FolderWrites, SemanticIndex):
+    """One index folder, loaded. Changes go to a private copy and become visible to others
+    only through `save()`; readers never wait for writers."""
+
+    store = "folder"
+
+    def __init__(self, version: store.Version, encoder=None, *, verify: bool = True,
+                 backend: str | None = None) -> None:
+        super().__init__(version.manifest, encoder, backend)
+        self._version = version
+        self._verify = verify
+        self._work: WorkingCopy | None = None
+        self._lexical = version.lexical  # None: rebuilt from the store when next needed
+        self._search: Searcher | None = None
+        self._values: dict[tuple[str, int], list | None] = {}  # field_values of the version
+
+    @classmethod
+    def open_folder(cls, path: str | Path, *, encoder=None, verify: bool = True,
+                    backend: str | None = None) -> FolderIndex:
+        """The index in folder `path` (see `SemanticIndex.open`)."""
+        index = cls(store.open_version(path, verify=verify), verify=verify,
+                    backend=check_open_args(encoder, backend))
+        index._check_encoder(encoder)
+        return index
+
+    # -- parts -------------------------------------------------------------------------------
+    @property
+    def location(self) -> Path:
+        return self._version.folder
+
+    @property
+    def manifest(self) -> dict:
+        return self._version.manifest
+
+    @property
+    def vectors(self) -> faiss.Index:
+        return self._work.vectors if self._work else self._version.vectors
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self._work.conn if self._work else self._version.conn
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        if self._lexical is None:
+            self._lexical = LexicalIndex.build(*db.lexical_rows(self.conn),
+                                               Bm25Params.of(self.manifest))
+        return self._lexical
+
+    # -- reading -----------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        return row_counts(self.manifest, self.conn, working=self._work is not None)
+
+    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
+        return db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
+
+    def missing(self, doc_ids: Sequence[str]) -> list[str]:
+        ids = check_doc_ids(doc_ids)
+        found = set(db.existing_ids(self.conn, ids))
+        return [d for d in ids if d not in found]
+
+    def doc_ids(self) -> list[str]:
+        """Every document's id, in the order they were stored."""
+        return db.all_doc_ids(self.conn)
+
+    def all_documents(self, batch: int = 1000):
+        """Every document, in the order they were stored, read `batch` rows at a time."""
+        yield from db.all_documents(self.conn, check_positive_int(batch, "batch"))
+
+    def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
+        ids = list(dict.fromkeys(check_doc_ids(doc_ids)))
+        docs = db.documents(self.conn, ids)
+        ids = [d for d in ids if d in docs]
+        order = {d: i for i, d in enumerate(ids)}
+        rows = sorted(db.chunks_of(self.conn, ids), key=lambda r: (order[r[1]], r[2]))
+        dim = self.manifest["dim"] if vectors else 0
+        found = np.vstack([self.vectors.reconstruct(int(r[0])) for r in rows]
+                          ).astype(np.float32) if rows and vectors else \
+            np.empty((len(rows), dim), np.float32)
+        return StoredBatch([docs[d] for d in ids], [tuple(r[1:]) for r in rows], found)
+
+    def _searcher(self) -> Searcher:
+        if self._search is None:
+            tombstones = self._work.tombstones() if self._work else \
+                np.asarray(db.tombstones(self.conn), dtype=np.int64)
+            self._search = Searcher(self.vectors, self.conn, self.spec, tombstones,
+                                    lambda: self.lexical, self._encode_queries,
+                                    self.field_types, self.counts)
+        return self._search
+
+    def field_types(self) -> dict[str, str]:
+        return db.field_types(self.conn) if self._work else dict(self.manifest["metadata_fields"])
+
+    def _field_values(self, name: str, limit: int) -> list[Any] | None:
+        key = (name, limit)
+        if self._work:
+            return db.field_values(self.conn, name, limit)
+        if key not in self._values:  # a published version never changes: keep its values
+            self._values[key] = db.field_values(self.conn, name, limit)
+        values = self._values[key]
+        return list(values) if values is not None else None

@@ -1,0 +1,81 @@
+"""Publish a whole index into a folder: FAISS, SQLite and BM25 made in a staging folder, then
+published as the folder's next version (`indexer.store.publish`). What a build made and what a
+migration copied publish the same way."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from common.lexical import Bm25Params, LexicalIndex
+
+from .. import db, store
+from ..build_progress import BuildProgress
+from ..documents import Document
+from ..errors import ConcurrentWriteError
+from ..presets import Spec, create, train_and_add
+from ..stored import ChunkRow
+from .index import FolderIndex
+
+
+def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
+                   chunks: Sequence[ChunkRow], vectors, spec: Spec, fields: dict,
+                   bm25: Bm25Params, progress: Callable[[BuildProgress], None],
+                   build: dict, encoder=None) -> FolderIndex:
+    """`docs` with their chunk rows (chunk ids are their positions) and `vectors` (an array, or
+    the Ray build's `ShardedVectors`) published as the next version of `out`, which must still
+    be at `base`. `fields` are the manifest's own (encoder, chunking, source, ...); `build`
+    (engine, workers, seconds per stage) goes into it with the seconds this takes."""
+    clock = time.perf_counter()
+    progress(BuildProgress("index", 0, len(chunks)))
+    ids = np.arange(len(chunks), dtype=np.int64)
+    sharded = not isinstance(vectors, np.ndarray)  # the Ray build's indexer.ray.ShardedVectors
+    if sharded and spec.preset == "ivfpq-disk":
+        # the Ray build: trained on a sample, shards added by the workers, merged on disk
+        vectors.add_on_ray(spec, lambda done, total: progress(BuildProgress("index", done, total)))
+        write_vectors = vectors.merge
+    else:
+        index = create(spec, fields["dim"])
+        train_and_add(index, (vectors.array() if sharded else vectors).astype(np.float32), ids)
+        write_vectors = partial(store.write_vectors, index)
+    progress(BuildProgress("index", len(chunks), len(chunks)))
+    stages = build["stages"]
+    stages["index_s"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+
+    progress(BuildProgress("save", 0, 1))
+    tokens = [lex.split(" ") if lex else [] for *_, lex in chunks]
+    lexical = LexicalIndex.build(ids.tolist(), tokens, bm25)
+    staging = store.Staging(out)
+    try:
+        conn = db.open_writable(staging.file("sqlite"))
+        with db.transaction(conn):
+            db.insert_documents(conn, docs)
+            db.insert_chunks(conn, ((i, *c) for i, c in enumerate(chunks)))
+            db.set_next_chunk_id(conn, len(chunks))
+        fields = {**fields, "preset": spec.preset, "faiss_spec": spec.factory,
+                  "knobs": spec.knobs, "bm25": bm25.to_dict(), "counts": db.counts(conn),
+                  "metadata_fields": db.field_types(conn)}
+        conn.close()
+        index = write_vectors(staging.file("faiss"))
+        lexical.save(staging.file("bm25"))
+        stages["write_s"] = time.perf_counter() - clock
+        if sharded:
+            stages.update(vectors.stages)
+        fields["build"] = {**build, "stages": {k: round(v, 3) for k, v in stages.items()}}
+        manifest, token = store.publish(out, staging, fields, base)
+    except store.StaleBase as exc:
+        staging.discard()
+        raise ConcurrentWriteError(
+            f"{out} changed while this build ran (another writer published); run the build "
+            "again: it reuses the vectors already encoded") from exc
+    except BaseException:
+        staging.discard()
+        raise
+    sqlite = out / manifest["files"]["sqlite"]["path"]
+    return FolderIndex(store.Version(out, manifest, token, index, db.open_readonly(sqlite),
+                                     lexical), encoder=encoder)

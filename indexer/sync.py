@@ -1,0 +1,185 @@
+"""`sync_folder`: keep an index equal to a folder of documents. The first run builds it (a
+build: resumable, published whole); later runs compare each file with its document — size
+and modification time first, the content's sha256 only where those differ — and add new files,
+re-encode changed ones, remove deleted ones and leave the rest as they are (nothing
+re-encoded). Changes are written and saved a batch of files at a time, and every run works
+out what to do from what the index holds: after a kill -9 at any moment, running it again
+finishes the work and leaves the index equal to a fresh build of the folder.
+
+Works on both stores through the API they share (`open`, `doc_ids`, `all_documents`, `upsert`,
+`delete`, `save`). A file that cannot be read is reported and, if the index holds an earlier
+version of it, keeps that version. A file touched without a change of content keeps its
+document and the `modified` time of that document's content."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.documents import MAX_FILE_MB, file_stamp, folder_files, read_file
+from common.documents.records import ReadError
+
+from .build_progress import BuildProgress
+from .chunking import ChunkingConfig
+from .documents import Document
+from .errors import IndexerError
+
+BATCH_FILES = 64  # files encoded and saved together: a kill loses at most one batch's work
+
+
+@dataclass
+class SyncReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
+    created: bool = False  # this run built the index
+
+    def summary(self) -> str:
+        return (f"added {len(self.added)}, updated {len(self.updated)}, removed "
+                f"{len(self.removed)}, unchanged {self.unchanged}")
+
+    def lines(self) -> list[str]:
+        """The summary, then one line a failed file."""
+        return [self.summary(), *(f"failed {rel}: {reason}" for rel, reason in self.failed)]
+
+
+def _open(target: str, encoder, backend: str | None):
+    from .index import SemanticIndex
+
+    try:
+        return SemanticIndex.open(target, encoder=encoder, backend=backend)
+    except FileNotFoundError:
+        return None
+
+
+def sync_folder(folder: str | Path, target: str | Path, *, model=None,
+                backend: str = "auto", preset: str = "auto",
+                chunking: ChunkingConfig | None = None, include: Sequence[str] = (),
+                exclude: Sequence[str] = (), max_file_mb: float = MAX_FILE_MB,
+                batch_size: int = 32, batch_files: int = BATCH_FILES,
+                progress: Callable[[BuildProgress], None] | None = None) -> SyncReport:
+    """Make the index at `target` (a folder or a `milvus://` address) hold the documents of
+    `folder`: build it when absent (with `model`, default minilm, `backend`, `preset`,
+    `chunking`), else bring it up to date with the index's own model. `progress` gets
+    `BuildProgress` reports (read: files checked; encode: files written)."""
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise IndexerError(f"sync needs a folder of documents; {root} is "
+                           f"{'a file' if root.exists() else 'not there'}")
+    target = str(target)
+    named = isinstance(model, (str, Path))
+    index = _open(target, None if named else model, None if backend == "auto" else backend)
+    if index is None:
+        return _create(root, target, model or "minilm", backend, preset, chunking, include,
+                       exclude, max_file_mb, batch_size, progress)
+    built_with = index.manifest["encoder"]["name"]
+    if named and str(model) != built_with and not Path(model).expanduser().is_dir():
+        raise IndexerError(f"{target} was built with {built_with!r}; sync encodes with the "
+                           f"index's own model: drop --model {model}, or build a new index")
+    try:
+        return _update(index, root, include, exclude, max_file_mb, batch_size, batch_files,
+                       progress)
+    finally:
+        if hasattr(index, "close"):
+            index.close()
+
+
+def _create(root, target, model, backend, preset, chunking, include, exclude, max_file_mb,
+            batch_size, progress) -> SyncReport:
+    from .build import build_index
+    from .corpus import CorpusOptions
+
+    options = CorpusOptions(include=tuple(include), exclude=tuple(exclude),
+                            max_file_mb=max_file_mb)
+    index = build_index(str(root), target, model=model, backend=backend, preset=preset,
+                        chunking=chunking, corpus_options=options, batch_size=batch_size,
+                        progress=progress)
+    try:
+        stats = index.stats()
+        return SyncReport(added=index.doc_ids(), created=True,
+                          failed=[(s.file, s.reason) for s in stats.skipped])
+    finally:
+        if hasattr(index, "close"):
+            index.close()
+
+
+def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_files,
+            progress) -> SyncReport:
+    report = SyncReport()
+    walked = folder_files(root, include, exclude)
+    report.failed.extend(walked.failures)
+    if any(rel == "." for rel, _ in walked.failures):
+        raise IndexerError(f"cannot read the folder {root}: {walked.failures[0][1]}; nothing "
+                           "changed")
+    whole = {d.id: d for d in index.all_documents()}
+    # documents read from files (a row added by hand, with no sha256, is left alone)
+    held = {i: d for i, d in whole.items() if "sha256" in d.metadata and "source" in d.metadata}
+    # ids with chunks but no whole document: a write that a kill cut short (Milvus)
+    stray = set(index.doc_ids()) - set(whole)
+    on_disk: set[str] = set()
+    changed: list[Document] = []
+    total = len(walked.files)
+    for n, (path, rel) in enumerate(walked.files, start=1):
+        on_disk.add(rel)
+        old = held.get(rel)
+        if old is not None and file_stamp(path) == (old.metadata.get("bytes"),
+                                                     old.metadata.get("modified")):
+            report.unchanged += 1
+        else:
+            try:
+                doc = read_file(path, rel, max_file_mb)
+            except ReadError as exc:
+                report.failed.append((rel, str(exc)))
+            except Exception as exc:  # a reader library's own failure on a strange file
+                report.failed.append((rel, f"could not be read ({type(exc).__name__}: "
+                                           f"{str(exc)[:200]})"))
+            else:
+                if old is not None and old.metadata.get("sha256") == doc.metadata["sha256"]:
+                    report.unchanged += 1  # touched, same content: nothing to encode
+                else:
+                    (report.updated if old is not None else report.added).append(rel)
+                    changed.append(doc)
+        if progress is not None:
+            progress(BuildProgress("read", n, total))
+    failed = {rel for rel, _ in report.failed}  # a file, or a folder that could not be read
+
+    def kept(doc_id: str) -> bool:  # what could not be read keeps the version the index holds
+        return doc_id in on_disk or any(doc_id == f or doc_id.startswith(f + "/")
+                                        for f in failed)
+
+    report.removed = sorted(i for i in held if not kept(i))
+    gone = sorted(set(report.removed) | stray)
+    if gone:
+        index.delete(gone)
+        index.save()
+    for at in range(0, len(changed), batch_files):
+        _write(index, changed[at:at + batch_files], batch_size, report)
+        index.save()
+        if progress is not None:
+            done = min(at + batch_files, len(changed))
+            progress(BuildProgress("encode", done, len(changed)))
+    if progress is not None:
+        progress(BuildProgress("done", len(changed), len(changed)))
+    return report
+
+
+def _write(index, docs: list[Document], batch_size: int, report: SyncReport) -> None:
+    """Upsert `docs`; where the index refuses the batch (a write's checks: a text longer than
+    a write takes, a metadata field of another type), each document alone, the refused ones
+    reported as failed files and nothing of them written."""
+    try:
+        index.upsert(docs, batch_size=batch_size)
+        return
+    except ValueError:
+        pass
+    for doc in docs:
+        try:
+            index.upsert([doc], batch_size=batch_size)
+        except ValueError as exc:
+            report.failed.append((doc.id, f"not written: {exc}"))
+            for done in (report.added, report.updated):
+                if doc.id in done:
+                    done.remove(doc.id)

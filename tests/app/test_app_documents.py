@@ -1,0 +1,64 @@
+"""Index page, "Your documents": several files uploaded at once (a web page, Markdown, a broken
+PDF) are synced into an index by a real job (`python -m indexer sync`, the tiny trained run);
+once it is done the page lists the file it could not read, and the index cites its files."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import assert_clean, texts
+
+from bench.docwriters import html_page
+from common.jobs import JobRunner, JobState
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def docs_env(app_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(tmp_path / "indexes"))
+    monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
+    yield tmp_path / "indexes"
+    runner = JobRunner()
+    for job in runner.jobs():
+        if job.active:
+            runner.cancel(job.id, grace_s=2)
+
+
+def test_uploaded_documents_are_synced_by_a_job_listing_failures(page, docs_env):
+    at = page("index")
+    assert "Your documents" in [s.value for s in at.subheader]
+    files = [("news.html", html_page([("Markets", "Stocks fell on Monday as oil rose.")],
+                                     title="News").encode()),
+             ("notes.md", b"# Notes\n\n## Cats\n\nCats purr on the sofa.\n"),
+             ("broken.pdf", b"%PDF-1.4 nothing more")]
+    for name, data in files:
+        at.get("file_uploader")[0].upload(name, data)  # several at once
+    at.text_input(key="docs-name").set_value("mine")
+    at.selectbox(key="docs-model").set_value("tiny-run (trained)")
+    at.button(key="docs-go").click().run()
+    assert_clean(at)
+    runner = JobRunner()
+    job = runner.jobs()[0]
+    assert job.spec.kind == "sync" and job.spec.outputs["index"] == str(docs_env / "mine")
+    done = runner.wait(job.id, timeout=240)
+    assert done.state is JobState.DONE, done.log_tail()
+    at = page("index")
+    at.text_input(key="docs-name").set_value("mine").run()
+    assert_clean(at)
+    assert any("1 files could not be read" in t for t in texts(at.warning))
+    table = at.dataframe[-1].value
+    assert list(table["file"]) == ["broken.pdf"] and "%%EOF" in table["reason"][0]
+    from indexer import SemanticIndex
+
+    index = SemanticIndex.open(docs_env / "mine")
+    hits = index.search("cats purr", k=5, mode="lexical", per_chunk=True)
+    assert hits[0].metadata["source"] == "notes.md"
+    assert hits[0].metadata["section"] == "Notes > Cats"
+
+    search = page("search")
+    search.sidebar.selectbox[0].set_value("mine").run()
+    search.text_input(key="search-query").set_value("cats purr on the sofa").run()
+    assert_clean(search)
+    cited = [h.proto.body for h in search.get("html") if "class='citation'" in h.proto.body]
+    assert any("notes.md, § Notes &gt; Cats" in b for b in cited), cited
+    assert any("news.html, § News &gt; Markets" in b for b in cited), cited
