@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from common.text import lone_surrogate, surrogate_note
+
 Mode = Literal["dense", "bm25", "lexical", "hybrid"]
 Fusion = Literal["rrf", "minmax", "zscore"]
 
@@ -42,11 +44,9 @@ def body_problem(body: Any) -> str | None:
     while stack:
         value, where, depth = stack.pop()
         if isinstance(value, str):
-            at = _surrogate_at(value)
+            at = lone_surrogate(value)
             if at is not None:
-                return (f"{where or 'the body'} holds a lone surrogate ({ascii(value[at])[1:-1]}"
-                        f" at character {at}): not valid Unicode; send UTF-8 text (a JSON "
-                        "\\ud800-\\udbff escape must be followed by its \\udc00-\\udfff pair)")
+                return f"{where or 'the body'} {surrogate_note(value, at)}"
         elif isinstance(value, (dict, list)):
             if depth > MAX_DEPTH:
                 return (f"{where} nests arrays or objects more than {MAX_DEPTH} levels deep; "
@@ -58,14 +58,6 @@ def body_problem(body: Any) -> str | None:
             else:
                 items = [(item, f"{where}[{i}]") for i, item in enumerate(value)]
             stack += [(item, place, depth + 1) for item, place in reversed(items)]
-    return None
-
-
-def _surrogate_at(text: str) -> int | None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return exc.start
     return None
 
 
