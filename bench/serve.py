@@ -86,7 +86,8 @@ def load(call: Callable[[int, str], bool], texts: list[str], clients: int, secon
 class Server:
     """`python -m service` over a root holding `index` (a link), on a free port."""
 
-    def __init__(self, index: Path, batching: bool, log: Path, faiss_threads: int) -> None:
+    def __init__(self, index: Path, batching: bool, log: Path, faiss_threads: int,
+                 env: dict | None = None, checkout: Path = REPO) -> None:
         import socket
 
         self.root = Path(tempfile.mkdtemp(prefix="serve-bench-"))
@@ -98,8 +99,11 @@ class Server:
                 str(self.root), "--log-level", "warning", "--faiss-threads",
                 str(faiss_threads)] + (["--batching"] if batching else [])
         self.out = log.open("ab")
+        checkout = Path(checkout).resolve()
         self.process = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT,
-                                        cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                                        cwd=checkout, env={**os.environ, "HF_HUB_OFFLINE": "1",
+                                                           "PYTHONPATH": str(checkout),
+                                                           **(env or {})})
         self.url = f"http://127.0.0.1:{self.port}"
 
     def wait(self) -> None:
@@ -114,6 +118,11 @@ class Server:
             except httpx.HTTPError:
                 time.sleep(0.2)
         raise SystemExit("the server did not start in 2 minutes")
+
+    def rss(self) -> int:
+        import psutil
+
+        return psutil.Process(self.process.pid).memory_info().rss
 
     def cpu(self) -> float:
         import psutil
@@ -156,6 +165,8 @@ def main() -> None:
     p.add_argument("--faiss-threads", type=int, default=1, help="in-process and in the server")
     p.add_argument("--rounds", type=int, default=3, help="every row this many times (medians)")
     p.add_argument("--name", default="serve")
+    p.add_argument("--baseline", type=Path, help="another checkout (e.g. main's) whose "
+                   "service runs beside this one's, batching on and off, in the same rounds")
     args = p.parse_args()
     import faiss
 
@@ -174,7 +185,13 @@ def main() -> None:
     log = Path(tempfile.gettempdir()) / f"{args.name}-server.log"
     # both servers up at once, their rows interleaved (on, off, on, off, ...) and every round
     # in-process again: on a shared machine whose load drifts, each pair ran under one load
-    servers = {on: Server(args.index, on, log, args.faiss_threads) for on in (True, False)}
+    servers = {f"service, batching {'on' if on else 'off'}": Server(args.index, on, log,
+                                                                    args.faiss_threads)
+               for on in (True, False)}
+    if args.baseline:
+        servers |= {f"baseline, batching {'on' if on else 'off'}": Server(
+            args.index, on, log, args.faiss_threads, checkout=args.baseline)
+            for on in (True, False)}
     try:
         for server in servers.values():
             server.wait()
@@ -198,18 +215,18 @@ def main() -> None:
 
 
 def server_rows(servers: dict, texts: list[str], n: int, model: str, args, round_: int) -> list:
-    """One round's rows of both servers at `n` clients, endpoint by endpoint, on then off."""
+    """One round's rows of every server at `n` clients, endpoint by endpoint, one after
+    another."""
     rows = []
-    pools = {on: http_calls(s.url, args.index.name, model, n, args.k, args.mode)
-             for on, s in servers.items()}
+    pools = {setup: http_calls(s.url, args.index.name, model, n, args.k, args.mode)
+             for setup, s in servers.items()}
     for calls, _ in pools.values():
         for q in texts[:5]:
             calls["search"](0, q), calls["embeddings"](0, q)
     for endpoint in ("search", "embeddings"):
-        for on, (calls, _) in pools.items():
-            rows.append({"setup": f"service, batching {'on' if on else 'off'}",
-                         "endpoint": endpoint, "round": round_,
-                         **load(calls[endpoint], texts, n, args.seconds, servers[on].cpu)})
+        for setup, (calls, _) in pools.items():
+            rows.append({"setup": setup, "endpoint": endpoint, "round": round_,
+                         **load(calls[endpoint], texts, n, args.seconds, servers[setup].cpu)})
             print(rows[-1], flush=True)
     for _, pool in pools.values():
         for client in pool:
@@ -237,19 +254,37 @@ def render(rows: list[dict], args, model: str) -> str:
                      f"{max(r['load_average'] for r in rs):.1f} | "
                      f"{', '.join(str(round(r['rps'])) for r in rs)} |")
     lines += ["", "| endpoint | clients | requests/s, batching on / off (median of rounds) | "
-              "per round | p50, service (batching off) / in-process | per round |",
-              "|---|---:|---:|---|---:|---|"]
+              "per round | p50, service (batching off) / in-process | per round | "
+              "p50, service (batching on) / in-process | per round |",
+              "|---|---:|---:|---|---:|---|---:|---|"]
+
+    def ratios(endpoint, clients, a, b, key):
+        return [x[key] / y[key] for x, y in zip(groups[(endpoint, clients, a)],
+                                                groups[(endpoint, clients, b)], strict=True)]
+
+    def cells(values):
+        return f"{med(values):.2f} | {', '.join(f'{g:.2f}' for g in values)}"
+
     for endpoint in ("embeddings", "search"):
         for clients in sorted({r["clients"] for r in rows}):
-            by = {setup: groups[(endpoint, clients, setup)] for setup in
-                  ("service, batching on", "service, batching off", "in-process")}
-            gain = [a["rps"] / b["rps"] for a, b in zip(by["service, batching on"],
-                                                        by["service, batching off"], strict=True)]
-            slow = [a["p50_ms"] / b["p50_ms"] for a, b in zip(by["service, batching off"],
-                                                              by["in-process"], strict=True)]
-            lines.append(f"| {endpoint} | {clients} | {med(gain):.2f} | "
-                         f"{', '.join(f'{g:.2f}' for g in gain)} | {med(slow):.2f} | "
-                         f"{', '.join(f'{g:.2f}' for g in slow)} |")
+            gain = ratios(endpoint, clients, "service, batching on", "service, batching off",
+                          "rps")
+            off = ratios(endpoint, clients, "service, batching off", "in-process", "p50_ms")
+            on = ratios(endpoint, clients, "service, batching on", "in-process", "p50_ms")
+            lines.append(f"| {endpoint} | {clients} | {cells(gain)} | {cells(off)} | "
+                         f"{cells(on)} |")
+    if any(r["setup"].startswith("baseline") for r in rows):
+        lines += ["", f"Against the baseline checkout ({args.baseline}), same rounds: "
+                  "requests/s of this service / the baseline's", "",
+                  "| endpoint | clients | batching on | per round | batching off | per round |",
+                  "|---|---:|---:|---|---:|---|"]
+        for endpoint in ("embeddings", "search"):
+            for clients in sorted({r["clients"] for r in rows}):
+                on = ratios(endpoint, clients, "service, batching on", "baseline, batching on",
+                            "rps")
+                off = ratios(endpoint, clients, "service, batching off",
+                             "baseline, batching off", "rps")
+                lines.append(f"| {endpoint} | {clients} | {cells(on)} | {cells(off)} |")
     failures = [f"- {r['setup']}, {r['endpoint']}, {r['clients']} clients: {n} × `{kind}`"
                 for r in rows for kind, n in r.get("error_kinds", {}).items()]
     if failures:

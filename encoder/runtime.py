@@ -140,10 +140,23 @@ def onnx_runner(graph: Path, threads: int | None):
     return run
 
 
+# OpenVINO's CPU plugin keeps the primitives it compiled for each input shape (batch x tokens)
+# in a cache of 5,000 entries (primitives, not shapes), and every new shape adds some: that cache
+# is where a served encoder's memory grows. Measured on minilm openvino-int8 in one process, 300
+# encode calls of 1-64 random texts of 3-60 words in sorted sub-batches of 8: RSS 0.49 GB ->
+# 1.32 GB and still growing with 5,000 entries, 0.92 GB and flat with 100. But 100 entries hold
+# a couple of shapes only, so every call compiles again: the service then answered 0.6-0.9x the
+# requests/s of one with the default (bench/results/serve-side-by-side.md). So the default stays
+# OpenVINO's; BERTSCOPE_OPENVINO_SHAPE_CACHE sets another (bench/serve_memory.py compares them).
+SHAPE_CACHE = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_CACHE")
+
+
 def openvino_runner(graph: Path, threads: int | None):
     ov = _require("openvino", "openvino==2026.4.1")
 
     config = {"PERFORMANCE_HINT": "LATENCY"}
+    if SHAPE_CACHE:
+        config["CPU_RUNTIME_CACHE_CAPACITY"] = int(SHAPE_CACHE)
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
     compiled = ov.Core().compile_model(str(graph), "CPU", config)

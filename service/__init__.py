@@ -5,7 +5,9 @@ context packing, document writes, explanations, over every index under a root fo
     create_app(ServiceConfig(index_root=..., api_key=...)) -> FastAPI
 
 One encoder per model per process (`Encoders`, loaded once under a lock), concurrent encodings
-batched into one call (`Batcher`, `BatchedEncoder`); see docs/API.md.
+batched into one call (`Batcher`, `BatchedEncoder`); `/health`, `/ready`, `/metrics`, a bound on
+concurrent requests (429) and connection timeouts for running it in production; see
+docs/API.md.
 """
 
 from .app import create_app

@@ -5,6 +5,7 @@ Swagger UI and ReDoc): nothing is fetched from another host."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from fastapi import FastAPI
@@ -32,6 +33,8 @@ class Service:
     indexes: Indexes
     metrics: Metrics
     warmed: set[str] = field(default_factory=set)  # indexes opened by /ready's warm-up
+    warming: threading.Lock = field(default_factory=threading.Lock)  # one warm-up at a time
+    unopened: dict[str, str] = field(default_factory=dict)  # index -> why the warm-up failed
 
 
 def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None = None

@@ -14,7 +14,6 @@ from .openapi import errors
 from .shared import json_response, service_of
 
 router = APIRouter(tags=["service"])
-_warming = threading.Lock()
 
 
 @router.get("/health")
@@ -35,13 +34,13 @@ def ready(request: Request) -> Response:
     damaged, wanted = {}, []
     for name in names:
         summary = svc.indexes.summary(name)
-        if "error" in summary:
-            damaged[name] = summary["error"]
+        if "error" in summary or name in svc.unopened:
+            damaged[name] = summary.get("error") or svc.unopened[name]
         else:
             wanted.append(name)
     missing = [n for n in wanted if n not in svc.warmed]
-    if missing:
-        _warm(svc, missing)
+    if missing or svc.unopened:
+        _warm(svc, missing + list(svc.unopened))  # a failed one is tried again
     body = {"status": "ready" if not damaged and not missing else "not ready",
             "indexes": len(names), "encoders_loaded": len(svc.encoders.loaded()),
             "damaged": damaged, "loading": missing}
@@ -59,7 +58,7 @@ def ready(request: Request) -> Response:
 
 def _warm(svc, names: list[str]) -> None:
     """Load the encoders of `names` on a background thread (one warm-up at a time)."""
-    if not _warming.acquire(blocking=False):
+    if not svc.warming.acquire(blocking=False):
         return
 
     def run() -> None:
@@ -68,10 +67,12 @@ def _warm(svc, names: list[str]) -> None:
                 try:
                     svc.indexes.get(name)  # opens it with its encoder, loaded once
                     svc.warmed.add(name)
+                    svc.unopened.pop(name, None)
                 except Exception as exc:  # noqa: BLE001 - /ready reports it
+                    svc.unopened[name] = f"{type(exc).__name__}: {exc}"[:300]
                     log.warning("readiness: index %s could not be opened: %s", name, exc)
         finally:
-            _warming.release()
+            svc.warming.release()
 
     threading.Thread(target=run, name="warm-up", daemon=True).start()
 

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from common.text import lone_surrogate, surrogate_note
+
 Mode = Literal["dense", "bm25", "lexical", "hybrid"]
 Fusion = Literal["rrf", "minmax", "zscore"]
 
@@ -38,34 +40,28 @@ def body_problem(body: Any) -> str | None:
     sent back in every hit, and orjson writes at most 254 levels: a deeper value would break
     each later search that finds its document). None when it is fine. Iterative: a body nested
     as deep as the JSON reader allows does not exhaust Python's stack here."""
-    stack = [(body, "", 0)]
+    stack = [(body, "", 0, None)]  # (value, where, depth, the id of the object it is in)
     while stack:
-        value, where, depth = stack.pop()
+        value, where, depth, owner = stack.pop()
         if isinstance(value, str):
-            at = _surrogate_at(value)
+            at = lone_surrogate(value)
             if at is not None:
-                return (f"{where or 'the body'} holds a lone surrogate ({ascii(value[at])[1:-1]}"
-                        f" at character {at}): not valid Unicode; send UTF-8 text (a JSON "
-                        "\\ud800-\\udbff escape must be followed by its \\udc00-\\udfff pair)")
+                of = f" (id {owner!r})" if owner else ""
+                return f"{where or 'the body'}{of} {surrogate_note(value, at)}"
         elif isinstance(value, (dict, list)):
             if depth > MAX_DEPTH:
                 return (f"{where} nests arrays or objects more than {MAX_DEPTH} levels deep; "
                         "no field of the API needs more: send a flatter value")
             if isinstance(value, dict):
+                if isinstance(value.get("id"), str) and lone_surrogate(value["id"]) is None:
+                    owner = value["id"]  # a document: its messages name it
                 items = [(item, f"{where}.{key}" if where else str(key)) for key, item in
                          value.items()]
-                stack += [(key, f"a key of {where or 'the body'}", depth) for key in value]
+                stack += [(key, f"a key of {where or 'the body'}", depth, owner)
+                          for key in value]
             else:
                 items = [(item, f"{where}[{i}]") for i, item in enumerate(value)]
-            stack += [(item, place, depth + 1) for item, place in reversed(items)]
-    return None
-
-
-def _surrogate_at(text: str) -> int | None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return exc.start
+            stack += [(item, place, depth + 1, owner) for item, place in reversed(items)]
     return None
 
 

@@ -19,6 +19,9 @@ from service.cli import main
     (["--workers", "0"], "--workers"),
     (["--max-batch", "0"], "--max-batch"),
     (["--faiss-threads", "0"], "--faiss-threads"),
+    (["--max-concurrent-requests", "-1"], "--max-concurrent-requests"),
+    (["--idle-timeout", "0"], "--idle-timeout"),
+    (["--request-timeout", "-3"], "--request-timeout"),
     (["--api-key-file", "{short}"], "at least 16 characters"),
     (["--api-key-file", "{missing}"], "--api-key-file"),
 ])

@@ -162,7 +162,7 @@ def test_text_that_is_not_unicode_is_refused_naming_its_field(api):
         ("/v1/indexes/tiny/search", '{"queries": ["ok", "\\udc00"]}'): "queries[1] holds",
         ("/v1/embeddings", '{"model": "tiny-bert", "input": ["\\ud83d"]}'): "input[0] holds",
         ("/v1/indexes/writable/documents", '{"documents": [{"id": "s1", "text": "a \\ud800 b"}]}'):
-            "documents[0].text holds",
+            "documents[0].text (id 's1') holds",
         ("/v1/indexes/writable/documents",
          '{"documents": [{"id": "s1", "text": "a", "metadata": {"\\ud800": 1}}]}'):
             "a key of documents[0].metadata",

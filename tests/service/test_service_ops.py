@@ -181,3 +181,19 @@ def test_tokenize_agrees_with_the_encoder_s_tokenizer(api, tiny_encoder):
         "rain", add_special_tokens=False)["input_ids"]
     refused = api.post("/v1/tokenize", json={"model": "tiny-bert", "input": [" "]})
     assert refused.status_code == 422 and "input[0]" in refused.json()["error"]["message"]
+
+
+def test_ready_names_an_index_whose_encoder_cannot_load(thread_server):
+    def broken(manifest, folder):
+        raise RuntimeError("the model files are gone")
+
+    url, _ = thread_server(encoders=Encoders(ServiceConfig(), load=broken))
+    deadline = time.monotonic() + 30
+    while True:
+        body = httpx.get(f"{url}/ready").json()
+        if body["damaged"]:
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.05)
+    assert "the model files are gone" in body["error"]["message"]
+    assert set(body["damaged"]) == {"tiny", "writable"}

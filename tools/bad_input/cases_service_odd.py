@@ -141,7 +141,7 @@ def cases(make: Callable, request: Callable) -> list:
              "input[1] holds a lone surrogate"),
             ("a lone surrogate in a document's text", request("POST", D, raw=(
                 b'{"documents": [{"id": "s1", "text": "a \\ud83d b"}]}')), 422,
-             "documents[0].text holds a lone surrogate"),
+             "documents[0].text (id 's1') holds a lone surrogate"),
         ]),
         *make("numbers that are not what they say", [
             ("k: true", request("POST", S, {**Q, "k": True}), 422, "k:"),
