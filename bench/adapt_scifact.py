@@ -35,7 +35,7 @@ SWEEP = REPO / "bench" / "adapt_sweep.py"
 LIB = ("adapt_pairs.py", "adapt_check.py")
 
 
-def prepare(out: Path) -> None:
+def prepare(work: Path) -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -44,10 +44,10 @@ def prepare(out: Path) -> None:
     from indexer.documents import Document
     from metrics import load_beir
 
-    out.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
     corpus, queries, qrels = load_beir(data_dir() / "scifact", "train")
     enc = load_encoder("minilm", backend="torch")
-    model = out / "model"
+    model = work / "model"
     model.mkdir(exist_ok=True)
     source = Path(enc.path)
     for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
@@ -58,22 +58,22 @@ def prepare(out: Path) -> None:
               str(model / "model.safetensors"), metadata={"format": "pt"})
     docs = [Document(i, d["text"] or d["title"], d["title"]) for i, d in corpus.items()]
     chunks = chunk_documents(enc, docs, ChunkingConfig())
-    with gzip.open(out / "corpus.jsonl.gz", "wt", encoding="utf-8") as f:
+    with gzip.open(work / "corpus.jsonl.gz", "wt", encoding="utf-8") as f:
         for d in docs:
             f.write(json.dumps({"id": d.id, "title": d.title, "text": d.text}) + "\n")
-    with gzip.open(out / "chunks.jsonl.gz", "wt", encoding="utf-8") as f:
+    with gzip.open(work / "chunks.jsonl.gz", "wt", encoding="utf-8") as f:
         for c in chunks:
             f.write(json.dumps({"doc": c.doc_id, "text": c.encoded}) + "\n")
-    (out / "queries.json").write_text(json.dumps({q: queries[q] for q in qrels}))
-    lib = out / "adaptlib"
+    (work / "queries.json").write_text(json.dumps({q: queries[q] for q in qrels}))
+    lib = work / "adaptlib"
     lib.mkdir(exist_ok=True)
-    (lib / "__init__.py").write_text("")
+    (work / lib.name / "__init__.py").write_text("")
     for name in LIB:
         shutil.copy2(REPO / "training" / name, lib / name)
-    shutil.copy2(SWEEP, out / SWEEP.name)
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    shutil.copy2(SWEEP, work / SWEEP.name)
+    size = sum(p.stat().st_size for p in work.rglob("*") if p.is_file())
     print(f"{len(docs)} documents, {len(chunks)} chunks, {len(qrels)} judged queries; "
-          f"{size / 2**20:.1f} MiB in {out}")
+          f"{size / 2**20:.1f} MiB in {work}")
 
 
 def load_runs(folder: Path) -> tuple[dict, list[dict]]:

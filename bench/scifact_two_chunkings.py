@@ -56,13 +56,13 @@ def fold_model(work: Path, fold: int, corpus, queries, qrels) -> Path:
 
 def reading(model: Path, tokens: int) -> Path:
     """A copy of `model` whose window is `tokens` (only sentence_bert_config.json differs)."""
-    copy = model.parent / f"{model.name}-reads-{tokens}"
+    work = model.parent  # the bench's work folder
+    copy = work / f"{model.name}-reads-{tokens}"
     if not copy.exists():
         shutil.copytree(model, copy, ignore=shutil.ignore_patterns("checkpoints"))
-        config = copy / "sentence_bert_config.json"
-        data = json.loads(config.read_text())
+        data = json.loads((copy / "sentence_bert_config.json").read_text())
         data["max_seq_length"] = tokens
-        config.write_text(json.dumps(data))
+        (work / copy.name / "sentence_bert_config.json").write_text(json.dumps(data))
     return copy
 
 

@@ -13,6 +13,7 @@ import streamlit as st
 from common.jobs import Job, JobRunner, JobState, duration
 
 from .config import AppConfig
+from .links import page_link
 from .training_run import JOB_KEY, all_runs, show_run
 
 
@@ -77,5 +78,4 @@ def unfinished_runs(runner: JobRunner) -> None:
     st.markdown(f"**Runs without a model yet ({len(runs)})**: cancelled, failed, running or "
                 "queued. Resume, re-run or watch them on the Training page.")
     st.dataframe(runs_table(runs), hide_index=True, width="stretch", key="models-unfinished")
-    st.page_link("pages/7_Training.py", label="Open the Training page",
-                 icon=":material/fitness_center:")
+    page_link("pages/7_Training.py", "Open the Training page", ":material/fitness_center:")

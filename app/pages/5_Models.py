@@ -7,6 +7,7 @@ import streamlit as st
 from appkit.backends import CAPTION, fidelity_text
 from appkit.config import AppConfig
 from appkit.discovery import find_trained_models, label
+from appkit.links import page_link
 from appkit.resources import backend_cells, get_encoder
 from appkit.startup import load_libraries
 from appkit.tables import field_table
@@ -46,8 +47,7 @@ if not trained:
     st.info(f"No trained model folders under {config.runs_root}. Adapt one to an index, or "
             "fine-tune one, on the Training page (or `python -m training adapt …` / `fit …` in "
             "a terminal); BERTSCOPE_RUNS_ROOT sets where they go.")
-    st.page_link("pages/7_Training.py", label="Open the Training page",
-                 icon=":material/fitness_center:")
+    page_link("pages/7_Training.py", "Open the Training page", ":material/fitness_center:")
 unfinished_runs(JobRunner())
 runs = {label(p, config.runs_root): (p, read_metrics(p)) for p in trained}
 if runs:

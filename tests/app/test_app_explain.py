@@ -29,7 +29,7 @@ def test_occlusion_comes_first_and_the_exact_method_waits_to_be_asked(page, with
     assert [h for h in at.get("html") if '<span title="' in h.proto.body]  # words shaded
     assert not [f for f in figures(at) if f["data"][0]["type"] == "heatmap"]  # not yet
     (button, *_) = [b for b in at.button if str(b.key).startswith("why-exact-")]
-    assert "Jacobian-vector products" in button.label and "2 steps" in button.label
+    assert "token passes" in button.label and "2 steps" in button.label
 
 
 def test_why_this_match_shows_heatmap_shading_and_error(page, with_indexes):
