@@ -73,8 +73,10 @@ def test_index_and_models_pages(tab, app_url, default_index):
     tab.goto(f"{app_url}/Index")
     tab.get_by_text("Documents").first.wait_for()
     wait_idle(tab)
-    shown = tab.locator('[data-testid="stMetric"]').first.inner_text()
-    assert f"{documents_in(default_index):,}" in shown  # BBC News: 2,225 or the sample
+    # the metric's skeleton is drawn first: wait for its number (BBC News: 2,225 or the sample)
+    count = f"{documents_in(default_index):,}"
+    tab.locator('[data-testid="stMetric"]').filter(has_text=count).first.wait_for()
+    assert count in tab.locator('[data-testid="stMetric"]').first.inner_text()
     shot(tab, "09-index")
     tab.goto(f"{app_url}/Models")
     tab.get_by_text("Bundled (offline, from pip packages)").wait_for()

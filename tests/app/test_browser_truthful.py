@@ -26,6 +26,7 @@ def test_a_chinese_query_on_the_english_model_is_said_to_be_unreadable(tab, app_
     fix = tab.get_by_role("button", name=re.compile(
         r"^(Build the Chinese index|Resume building the Chinese index|Building the Chinese "
         r"index|Search reviews-zh instead)"))
+    fix.first.wait_for()  # a button is drawn after the text around it (a skeleton first)
     assert fix.count() == 1, "the warning offers the action that fixes it"
     assert tab.get_by_text(re.compile(r"^Score: ")).count() == 1, "the score's scale is said"
     shot(tab, "21-search-unreadable-query")
