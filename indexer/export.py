@@ -22,6 +22,7 @@ def export_documents(source: str | Path, out: str | Path) -> dict:
     know of the index: its encoder (`name`, `load_as`), backend, document and chunk counts."""
     src = locate(source, role="index")
     out = check_path(out, "--out", "a .jsonl file path")
+    src.check_outside(out)
     index = src.open()  # a missing, foreign or damaged index fails here, named
     try:
         count = 0

@@ -63,6 +63,22 @@ class IndexLocation(ABC):
         """Changes whenever readers must open the index again (a new version published, the
         index replaced); cheap enough to ask on every request."""
 
+    def local_files(self) -> list[Path]:
+        """The files and folders on this machine that hold the index (none for a server)."""
+        return []
+
+    def check_outside(self, out: Path, flag: str = "--out") -> None:
+        """Refuse (`IndexerError`) a file to write that is, or lies inside, this index's own."""
+        from .errors import IndexerError
+
+        target = Path(out).resolve()
+        for own in self.local_files():
+            own = own.resolve()
+            if target == own or own in target.parents:
+                raise IndexerError(f"{flag} {out} is {'' if target == own else 'inside '}the "
+                                   f"index {self}'s own files: writing there would damage it; "
+                                   "give a path outside it")
+
     @abstractmethod
     def check_apart(self, source: IndexLocation, verb: str) -> None:
         """Refuse (`IndexerError`) to write here what `verb` makes of `source` when this is the

@@ -36,6 +36,9 @@ class FolderLocation(IndexLocation):
     def exists(self) -> bool:
         return (self.path / store.MANIFEST).is_file()
 
+    def local_files(self) -> list[Path]:
+        return [self.path]
+
     def read_manifest(self) -> dict:
         return store.read_manifest(self.path)[0]
 

@@ -42,6 +42,10 @@ class MilvusLocation(IndexLocation):
             return False
         return self._client().has_collection(self.address.collection)
 
+    def local_files(self) -> list[Path]:
+        own = [Path(self.address.uri)] if self.address.lite else []
+        return own + ([self.pointer] if self.pointer is not None else [])
+
     def read_manifest(self) -> dict:
         return read_manifest(self._client(), self.address)
 

@@ -215,3 +215,23 @@ def test_the_build_bar_counts_chunks_inside_one_document(capsys):
         bar(BuildProgress("encode", 0, 1, 0.0, 30.0, 0, chunks, 300))
     err = capsys.readouterr().err
     assert "120/300" in err and "chunk" in err and "0/1 docs" in err
+
+
+@pytest.mark.parametrize("inside", ["manifest.json", "new/corpus.jsonl", "."])
+def test_export_never_writes_into_the_index_it_reads(small, run_cli, inside):
+    """`export --out IDX/manifest.json` replaced the manifest with the corpus (exit 0), and
+    every later open of the index failed as damaged."""
+    target = small / inside
+    done = run_cli("indexer", "export", small, "--out", target)
+    assert done.code == 1 and "own files" in done.err, done.err
+    assert len(SemanticIndex.open(small)) == 2
+
+
+def test_export_never_writes_over_a_milvus_lite_file(small, tmp_path, run_cli):
+    pytest.importorskip("milvus_lite")
+    db = tmp_path / "m.db"
+    address = f"milvus://{db}?collection=idx"
+    assert run_cli("indexer", "migrate", small, address).code == 0
+    done = run_cli("indexer", "export", address, "--out", db)
+    assert done.code == 1 and "own files" in done.err, done.err
+    assert len(SemanticIndex.open(address)) == 2

@@ -37,7 +37,13 @@ def page(name: str, steps: Callable) -> Callable[..., Outcome]:
         if str(REPO / "app") not in sys.path:
             sys.path.insert(0, str(REPO / "app"))
         at = AppTest.from_file(str(REPO / "app" / PAGES[name]), default_timeout=300).run()
-        early = steps(at, ws)
+        try:
+            early = steps(at, ws)
+        except KeyError as exc:  # the page stopped before drawing the widget the case types in
+            said = [str(e.value) for kind in ("exception", "error", "warning", "info")
+                    for e in getattr(at, kind)]
+            return Outcome(f"page: no widget {exc}", said[0].splitlines()[0] if said else
+                           "(the page drew nothing to type in)", traceback=True, refused=True)
         if isinstance(early, Outcome):  # a widget refused the input before the page ran
             return early
         if at.exception and str(at.exception[0].value).startswith("Invalid file extension"):
