@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .shapes import pad_to_bucket
 from .tokenizer_lock import tokenizer_lock
 
 RUNTIME_FILE = "runtime.json"
@@ -44,12 +45,17 @@ def default_threads() -> int | None:
     return int(value) if value.isdigit() and int(value) > 0 else None
 
 
+def runtime_of(backend: str) -> str:
+    """"onnxruntime" or "openvino": the runtime that runs an exported `backend`."""
+    from .backends import SPECS
+
+    return SPECS[backend].runtime
+
+
 def runner(backend: str, graph: Path, threads: int | None):
     """A function running `graph` (token ids -> sentence embeddings) on `backend`'s runtime
     (`threads`: None for `default_threads()`)."""
-    from .backends import SPECS
-
-    make = onnx_runner if SPECS[backend].runtime == "onnxruntime" else openvino_runner
+    make = onnx_runner if runtime_of(backend) == "onnxruntime" else openvino_runner
     return make(graph, threads if threads is not None else default_threads())
 
 
@@ -72,6 +78,9 @@ class FastModel:
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True)
         self.config = AutoConfig.from_pretrained(str(self.folder), local_files_only=True)
         self._run = runner(backend, self.folder / graph_file(backend), threads)
+        # OpenVINO caches compiled primitives per input shape: pad to a few (see shapes.py)
+        self.bucketed: bool = SHAPE_BUCKETS and runtime_of(backend) == "openvino"
+        self._pad_id = int(self.tokenizer.pad_token_id or 0)
 
     def get_embedding_dimension(self) -> int:
         return self.dim
@@ -89,7 +98,10 @@ class FastModel:
 
     def forward(self, texts: Sequence[str]) -> np.ndarray:
         """Sentence embeddings (n, dim) float32 of one batch, as the graph gives them."""
-        return np.asarray(self._run(self.tokenize(texts)), dtype=np.float32)
+        inputs = self.tokenize(texts)
+        if self.bucketed:
+            inputs = pad_to_bucket(inputs, self.max_seq_length, self._pad_id)
+        return np.asarray(self._run(inputs)[:len(texts)], dtype=np.float32)
 
     def encode(self, texts: Sequence[str], *, prompt: str | None = None, batch_size: int = 32,
                normalize_embeddings: bool = False, show_progress_bar: bool = False,
@@ -149,6 +161,9 @@ def onnx_runner(graph: Path, threads: int | None):
 # requests/s of one with the default (bench/results/serve-side-by-side.md). So the default stays
 # OpenVINO's; BERTSCOPE_OPENVINO_SHAPE_CACHE sets another (bench/serve_memory.py compares them).
 SHAPE_CACHE = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_CACHE")
+# Padding every batch to a shape bucket (shapes.py) bounds the shapes, hence that cache.
+# BERTSCOPE_OPENVINO_SHAPE_BUCKETS=0 turns it off (bench/serve_memory.py compares both).
+SHAPE_BUCKETS = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_BUCKETS", "1") != "0"
 
 
 def openvino_runner(graph: Path, threads: int | None):
