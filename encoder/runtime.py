@@ -153,16 +153,16 @@ def onnx_runner(graph: Path, threads: int | None):
 
 
 # OpenVINO's CPU plugin keeps the primitives it compiled for each input shape (batch x tokens)
-# in a cache of 5,000 entries (primitives, not shapes), and every new shape adds some: that cache
-# is where a served encoder's memory grows. Measured on minilm openvino-int8 in one process, 300
-# encode calls of 1-64 random texts of 3-60 words in sorted sub-batches of 8: RSS 0.49 GB ->
-# 1.32 GB and still growing with 5,000 entries, 0.92 GB and flat with 100. But 100 entries hold
-# a couple of shapes only, so every call compiles again: the service then answered 0.6-0.9x the
-# requests/s of one with the default (bench/results/serve-side-by-side.md). So the default stays
-# OpenVINO's; BERTSCOPE_OPENVINO_SHAPE_CACHE sets another (bench/serve_memory.py compares them).
+# in a cache of 5,000 entries (primitives, not shapes), and every new shape adds some: unpadded,
+# that cache is where a served encoder's memory grew. Measured on minilm openvino-int8 in one
+# process, 300 encode calls of 1-64 random texts of 3-60 words in sorted sub-batches of 8: RSS
+# 512 -> 1,325 MiB and still growing unpadded; a smaller cache (100 entries: flat, 0.92 GB)
+# compiled again on most calls and cost the service 0.6-0.9x its requests/s. Padding every batch
+# to a shape bucket (shapes.py) bounds the shapes instead: 511 -> 643 MiB, flattening, at less
+# CPU (29.6 s against 33.4: fewer compilations). BERTSCOPE_OPENVINO_SHAPE_CACHE still sets the
+# cache's size; BERTSCOPE_OPENVINO_SHAPE_BUCKETS=0 turns the padding off (bench/serve_memory.py
+# compares them).
 SHAPE_CACHE = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_CACHE")
-# Padding every batch to a shape bucket (shapes.py) bounds the shapes, hence that cache.
-# BERTSCOPE_OPENVINO_SHAPE_BUCKETS=0 turns it off (bench/serve_memory.py compares both).
 SHAPE_BUCKETS = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_BUCKETS", "1") != "0"
 
 
