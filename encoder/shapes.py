@@ -9,6 +9,9 @@ the first row, dropped from the output).
 
 from __future__ import annotations
 
+import bisect
+from functools import lru_cache
+
 import numpy as np
 
 __all__ = ["bucket_rows", "bucket_tokens", "pad_to_bucket", "token_buckets"]
@@ -16,19 +19,33 @@ __all__ = ["bucket_rows", "bucket_tokens", "pad_to_bucket", "token_buckets"]
 MIN_STEP = 8  # token buckets: multiples of 8 up to 64 tokens, then 4 per doubling
 
 
-def bucket_tokens(n: int, window: int) -> int:
-    """The token count a batch whose longest row has `n` tokens is padded to: `n` rounded up to
-    a multiple of 8 (n <= 64) or of an eighth of the next power of two (64 < n: 80, 96, 112,
-    128, 160, ...), never past `window` (the model's max_seq_length)."""
-    if n >= window:
-        return window
+def _stepped(n: int, window: int) -> int:
     step = max(MIN_STEP, (1 << (max(n, 1) - 1).bit_length()) // 8)
     return min(window, -(-n // step) * step)
 
 
-def token_buckets(window: int) -> list[int]:
-    """Every token count `bucket_tokens` pads to for a model whose window is `window`."""
-    return sorted({bucket_tokens(n, window) for n in range(1, window + 1)})
+@lru_cache(maxsize=64)
+def token_buckets(window: int, avoid: frozenset[int] = frozenset()) -> tuple[int, ...]:
+    """Every token count a batch is padded to for a model whose window is `window`: multiples
+    of 8 up to 64, then of an eighth of the next power of two (80, 96, 112, 128, 160, ...),
+    and the window. A count in `avoid` (one a runtime computes wrongly) is replaced by the
+    count below it, so a batch of exactly that many tokens goes to the next bucket."""
+    buckets = set()
+    for b in {_stepped(n, window) for n in range(1, window + 1)}:
+        if b in avoid and b != window:  # the window cannot be avoided: nothing lies past it
+            b -= 1
+            while b in avoid and b > 1:
+                b -= 1
+        buckets.add(b)
+    return tuple(sorted(buckets))
+
+
+def bucket_tokens(n: int, window: int, avoid: frozenset[int] = frozenset()) -> int:
+    """The token count a batch whose longest row has `n` tokens is padded to: the smallest of
+    `token_buckets(window, avoid)` that holds it (`window` past them all)."""
+    buckets = token_buckets(window, avoid)
+    i = bisect.bisect_left(buckets, n)
+    return buckets[i] if i < len(buckets) else window
 
 
 def bucket_rows(n: int) -> int:
@@ -40,13 +57,13 @@ def bucket_rows(n: int) -> int:
     return power * 3 // 4 if n <= power * 3 // 4 else power
 
 
-def pad_to_bucket(inputs: dict[str, np.ndarray], window: int,
-                  pad_id: int) -> dict[str, np.ndarray]:
+def pad_to_bucket(inputs: dict[str, np.ndarray], window: int, pad_id: int,
+                  avoid: frozenset[int] = frozenset()) -> dict[str, np.ndarray]:
     """`inputs` (name -> (rows, tokens) int64, as FastModel.tokenize makes them) padded to
-    (`bucket_rows(rows)`, `bucket_tokens(tokens, window)`): new columns hold `pad_id` in
-    `input_ids` and 0 elsewhere (attention_mask 0: masked); new rows copy row 0."""
+    (`bucket_rows(rows)`, `bucket_tokens(tokens, window, avoid)`): new columns hold `pad_id`
+    in `input_ids` and 0 elsewhere (attention_mask 0: masked); new rows copy row 0."""
     rows, tokens = inputs["input_ids"].shape
-    target_rows, target_tokens = bucket_rows(rows), bucket_tokens(tokens, window)
+    target_rows, target_tokens = bucket_rows(rows), bucket_tokens(tokens, window, avoid)
     if (target_rows, target_tokens) == (rows, tokens):
         return inputs
     out = {}

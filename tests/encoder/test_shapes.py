@@ -25,6 +25,16 @@ def test_token_buckets_cover_every_length_with_little_padding(window):
     assert len(token_buckets(256)) == 16 and len(token_buckets(512)) == 20
 
 
+def test_an_avoided_token_count_is_never_padded_to():
+    avoid = frozenset({32})
+    assert 32 not in token_buckets(256, avoid) and 31 in token_buckets(256, avoid)
+    assert [bucket_tokens(n, 256, avoid) for n in (24, 25, 31, 32, 33)] == [24, 31, 31, 40, 40]
+    assert token_buckets(32, avoid)[-1] == 32  # the window itself: nothing lies past it
+    ids = np.ones((1, 27), dtype=np.int64)
+    padded = pad_to_bucket({"input_ids": ids, "attention_mask": ids}, 256, 0, avoid)
+    assert padded["input_ids"].shape == (1, 31)
+
+
 def test_row_buckets_waste_at_most_a_third():
     assert [bucket_rows(n) for n in range(1, 10)] == [1, 2, 3, 4, 6, 6, 8, 8, 12]
     for n in range(1, 300):
