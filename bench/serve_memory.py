@@ -24,6 +24,9 @@ from serve import Server, http_calls, load, queries
 SETUPS = {
     "batching": (True, {}),
     "no batching": (False, {}),
+    # before shape buckets (encoder/shapes.py): every batch's own (rows, tokens) shape
+    "batching, no shape buckets": (True, {"BERTSCOPE_OPENVINO_SHAPE_BUCKETS": "0"}),
+    "no batching, no shape buckets": (False, {"BERTSCOPE_OPENVINO_SHAPE_BUCKETS": "0"}),
     "batching, MALLOC_ARENA_MAX=2": (True, {"MALLOC_ARENA_MAX": "2"}),
     # OpenVINO's cache of compiled primitives (5,000 entries unless told otherwise)
     "batching, OpenVINO cache 1000": (True, {"BERTSCOPE_OPENVINO_SHAPE_CACHE": "1000"}),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .shapes import pad_to_bucket
 from .tokenizer_lock import tokenizer_lock
 
 RUNTIME_FILE = "runtime.json"
@@ -44,12 +45,17 @@ def default_threads() -> int | None:
     return int(value) if value.isdigit() and int(value) > 0 else None
 
 
+def runtime_of(backend: str) -> str:
+    """"onnxruntime" or "openvino": the runtime that runs an exported `backend`."""
+    from .backends import SPECS
+
+    return SPECS[backend].runtime
+
+
 def runner(backend: str, graph: Path, threads: int | None):
     """A function running `graph` (token ids -> sentence embeddings) on `backend`'s runtime
     (`threads`: None for `default_threads()`)."""
-    from .backends import SPECS
-
-    make = onnx_runner if SPECS[backend].runtime == "onnxruntime" else openvino_runner
+    make = onnx_runner if runtime_of(backend) == "onnxruntime" else openvino_runner
     return make(graph, threads if threads is not None else default_threads())
 
 
@@ -72,6 +78,10 @@ class FastModel:
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True)
         self.config = AutoConfig.from_pretrained(str(self.folder), local_files_only=True)
         self._run = runner(backend, self.folder / graph_file(backend), threads)
+        # OpenVINO caches compiled primitives per input shape: pad to a few (see shapes.py)
+        self.bucketed: bool = SHAPE_BUCKETS and runtime_of(backend) == "openvino"
+        self._pad_id = int(self.tokenizer.pad_token_id or 0)
+        self._avoid = INT8_AVOID_TOKENS if backend == "openvino-int8" else frozenset()
 
     def get_embedding_dimension(self) -> int:
         return self.dim
@@ -89,7 +99,10 @@ class FastModel:
 
     def forward(self, texts: Sequence[str]) -> np.ndarray:
         """Sentence embeddings (n, dim) float32 of one batch, as the graph gives them."""
-        return np.asarray(self._run(self.tokenize(texts)), dtype=np.float32)
+        inputs = self.tokenize(texts)
+        if self.bucketed:
+            inputs = pad_to_bucket(inputs, self.max_seq_length, self._pad_id, self._avoid)
+        return np.asarray(self._run(inputs)[:len(texts)], dtype=np.float32)
 
     def encode(self, texts: Sequence[str], *, prompt: str | None = None, batch_size: int = 32,
                normalize_embeddings: bool = False, show_progress_bar: bool = False,
@@ -141,14 +154,23 @@ def onnx_runner(graph: Path, threads: int | None):
 
 
 # OpenVINO's CPU plugin keeps the primitives it compiled for each input shape (batch x tokens)
-# in a cache of 5,000 entries (primitives, not shapes), and every new shape adds some: that cache
-# is where a served encoder's memory grows. Measured on minilm openvino-int8 in one process, 300
-# encode calls of 1-64 random texts of 3-60 words in sorted sub-batches of 8: RSS 0.49 GB ->
-# 1.32 GB and still growing with 5,000 entries, 0.92 GB and flat with 100. But 100 entries hold
-# a couple of shapes only, so every call compiles again: the service then answered 0.6-0.9x the
-# requests/s of one with the default (bench/results/serve-side-by-side.md). So the default stays
-# OpenVINO's; BERTSCOPE_OPENVINO_SHAPE_CACHE sets another (bench/serve_memory.py compares them).
+# in a cache of 5,000 entries (primitives, not shapes), and every new shape adds some: unpadded,
+# that cache is where a served encoder's memory grew. Measured on minilm openvino-int8 in one
+# process, 300 encode calls of 1-64 random texts of 3-60 words in sorted sub-batches of 8: RSS
+# 512 -> 1,330 MiB and still growing unpadded; a smaller cache (100 entries: flat, 0.92 GB)
+# compiled again on most calls and cost the service 0.6-0.9x its requests/s. Padding every batch
+# to a shape bucket (shapes.py) bounds the shapes instead: 510 -> 650 MiB, flattening, at less
+# CPU (29.3 s against 32.0: fewer compilations). BERTSCOPE_OPENVINO_SHAPE_CACHE still sets the
+# cache's size; BERTSCOPE_OPENVINO_SHAPE_BUCKETS=0 turns the padding off (bench/serve_memory.py
+# compares them).
 SHAPE_CACHE = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_CACHE")
+SHAPE_BUCKETS = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_BUCKETS", "1") != "0"
+# Token counts OpenVINO's int8 CPU kernels get wrong, which buckets never pad to. Measured with
+# openvino 2026.4.1 on a Xeon with AVX-512 VNNI and AMX: the minilm and e5-multilingual int8
+# exports, fed exactly 32 tokens (24 or more of them real, one row or several), gave cosines to
+# torch of 0.75 and 0.92; every other count from 4 to 129, and 160-256, 0.99 or more; the fp32
+# export and random models of other widths none. So 25-31 tokens pad to 31 and 32 to 40.
+INT8_AVOID_TOKENS = frozenset({32})
 
 
 def openvino_runner(graph: Path, threads: int | None):

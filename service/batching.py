@@ -4,8 +4,9 @@ As text-embeddings-inference does, a worker thread of the encoder takes the firs
 then every request that arrives within `max_wait_s` (or is already queued) up to `max_texts`
 texts, and encodes them together; each request gets its own rows back. Two workers take turns,
 so one gathers the next batch while the other's runs. A worker waits for company only while the
-other's batch runs: on an idle server a lone request goes to the model at once; under load the
-encoder runs fewer, larger batches.
+other's batch runs, and a request that finds the batcher idle (no batch running, none queued)
+is encoded on its own thread at once, with no hop to a worker and back; under load the encoder
+runs fewer, larger batches.
 
 `BatchedEncoder` is an `encoder.Encoder` whose `encode` goes through a `Batcher`, so an index
 opened with it (`SemanticIndex.open(path, encoder=...)`) batches its query encodings too; it
@@ -60,7 +61,8 @@ class Batcher:
         self._queue: queue.Queue[_Request] = queue.Queue()
         self.calls = 0  # encode calls made (a test and the bench read them)
         self.requests = 0
-        self._running = 0  # workers encoding a batch now
+        self._running = 0  # batches being encoded now (by workers or submitting threads)
+        self._workers = 0
         self._count = threading.Lock()
         self.name = name
         # two workers: one gathers (and tokenizes) the next batch while the other's runs
@@ -69,6 +71,7 @@ class Batcher:
     def start(self, workers: int) -> None:
         """Start `workers` more worker threads (a Batcher made with none holds what is
         submitted until then)."""
+        self._workers += workers
         for _ in range(workers):
             threading.Thread(target=self._run, name=f"batcher-{self.name}", daemon=True).start()
 
@@ -78,8 +81,24 @@ class Batcher:
 
     def submit(self, texts: list[str], *, prompt: str | None, normalize: bool) -> np.ndarray:
         request = _Request(texts, (prompt, normalize))
-        self._queue.put(request)
+        if self._claim_idle():  # nothing to batch with: encode here, no thread hop (~0.3 ms)
+            try:
+                self._encode_group([request], prompt, normalize)
+            finally:
+                with self._count:
+                    self._running -= 1
+        else:
+            self._queue.put(request)
         return request.future.result()
+
+    def _claim_idle(self) -> bool:
+        """Whether the batcher is idle (then counted as running a batch: the caller's); never
+        with no workers started (such a batcher holds what is submitted)."""
+        with self._count:
+            if self._workers and not self._running and self._queue.empty():
+                self._running += 1
+                return True
+        return False
 
     def _take(self) -> list[_Request]:
         batch = [self._queue.get()]

@@ -71,6 +71,20 @@ def test_a_lone_request_on_an_idle_batcher_does_not_wait_for_company():
     assert time.monotonic() - started < 2.5  # not the 5 s window: no other batch was running
 
 
+def test_a_lone_request_on_an_idle_batcher_is_encoded_on_its_own_thread():
+    threads = []
+
+    def encode(texts, **_):
+        threads.append(threading.current_thread())
+        return np.zeros((len(texts), 2))
+
+    batcher = Batcher(encode)
+    for _ in range(3):
+        batcher.submit(["alone"], prompt=None, normalize=True)
+    assert threads == [threading.current_thread()] * 3  # no hop to a worker and back
+    assert batcher.calls == batcher.requests == 3
+
+
 def test_a_failing_batch_fails_its_requests_and_the_batcher_goes_on():
     def encode(texts, *, prompt, normalize):
         if "boom" in texts:
