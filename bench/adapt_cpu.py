@@ -70,7 +70,9 @@ def main() -> int:
     wall, cpu = run(python + ["training", "adapt", "--index", str(index), "--out", str(run_dir),
                               "--no-progress"])
     load_after = os.getloadavg()
-    record = json.loads((run_dir / "adapt.json").read_text(encoding="utf-8"))
+    # the run's record, with this machine's folder written as WORK (results name no home)
+    record = json.loads((run_dir / "adapt.json").read_text(encoding="utf-8")
+                        .replace(str(work), "WORK"))
     adapted = work / "scifact-adapted"
     shutil.rmtree(adapted, ignore_errors=True)
     run(python + ["indexer", "rebuild", str(index), "--model", str(run_dir), "--out",
