@@ -17,6 +17,7 @@ from .encoders import Encoders
 from .errors import install
 from .guard import Guard
 from .indexes import Indexes
+from .inline import InFlight, Inline
 from .metrics import Metrics
 from .openapi import with_limits
 
@@ -35,6 +36,8 @@ class Service:
     warmed: set[str] = field(default_factory=set)  # indexes opened by /ready's warm-up
     warming: threading.Lock = field(default_factory=threading.Lock)  # one warm-up at a time
     unopened: dict[str, str] = field(default_factory=dict)  # index -> why the warm-up failed
+    in_flight: InFlight = field(default_factory=InFlight)  # counted by Guard
+    inline: Inline | None = None  # light requests on the event loop (service/inline.py)
 
 
 def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None = None
@@ -56,6 +59,7 @@ def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None
     app = FastAPIOffline(title="BERTScope retrieval service", version="1",
                          description=DESCRIPTION, swagger_ui_parameters={"validatorUrl": None})
     service = Service(config, encoders, Indexes(config.index_root, encoders), metrics)
+    service.inline = Inline(service.in_flight, on_loop=metrics.on_loop)
     metrics.watch(service)
     app.state.service = service
     install(app)
@@ -71,5 +75,6 @@ def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None
 
     app.openapi = openapi
     app.add_middleware(Guard, max_body_bytes=config.limits.max_body_bytes,
-                       max_concurrent=config.max_concurrent_requests, metrics=metrics)
+                       max_concurrent=config.max_concurrent_requests, metrics=metrics,
+                       in_flight=service.in_flight)
     return app

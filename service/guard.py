@@ -12,6 +12,7 @@ import time
 from starlette.requests import ClientDisconnect
 
 from .errors import error_response, unexpected
+from .inline import InFlight
 from .metrics import Metrics
 
 access = logging.getLogger("bertscope.service.access")
@@ -24,30 +25,30 @@ OVER_LIMIT = "(over --max-concurrent-requests)"
 
 class Guard:
     def __init__(self, app, *, max_body_bytes: int, max_concurrent: int | None,
-                 metrics: Metrics) -> None:
+                 metrics: Metrics, in_flight: InFlight) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_concurrent = max_concurrent
         self.metrics = metrics
-        self.running = 0  # limited requests under way (one event loop: no lock needed)
+        self.running = in_flight  # limited requests under way (one event loop: no lock needed)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         path = scope["path"]
         limited = path not in ALWAYS and not path.startswith(DOCS_ASSETS)
-        if limited and self.max_concurrent is not None and self.running >= self.max_concurrent:
+        if limited and self.max_concurrent is not None and self.running.n >= self.max_concurrent:
             self.metrics.refused.inc()
             self.metrics.requests.labels(OVER_LIMIT, scope["method"], "429").inc()
             return await busy(self.max_concurrent)(scope, receive, send)
         if limited:
-            self.running += 1
+            self.running.n += 1
             self.metrics.in_flight.inc()
         try:
             await self._guarded(scope, receive, send)
         finally:
             if limited:
-                self.running -= 1
+                self.running.n -= 1
                 self.metrics.in_flight.dec()
 
     async def _guarded(self, scope, receive, send) -> None:

@@ -93,6 +93,14 @@ class Indexes:
                 self._open[name] = entry
         return entry.index
 
+    def open_now(self, name: str) -> bool:
+        """Whether a search of folder index `name` needs nothing opened first: its current
+        version is open here (a Milvus index: never, its search waits on the network)."""
+        where = self.location(name)
+        entry = self._open.get(name)
+        return entry is not None and where.kind == "folder" and \
+            entry.stamp == self._stamp(name, where)
+
     def fresh(self, name: str) -> SemanticIndex:
         """A private `SemanticIndex` of the current version, for a write (its changes stay its
         own until `save()`)."""
@@ -128,6 +136,10 @@ class Indexes:
             if model:
                 out.setdefault(model, []).append(name)
         return out | {m: [] for m in bundled_names() if m not in out}
+
+    def model_loaded(self, model: str) -> bool:
+        """Whether `model_encoder(model)` is at hand (nothing to find or load)."""
+        return model in self._models
 
     def model_encoder(self, model: str):
         """The encoder `/v1/embeddings` runs for `model`: the encoder of the first index whose

@@ -3,7 +3,8 @@
 - `bertscope_requests_total{route,method,status}` and `bertscope_request_seconds{route,method}`
   (a histogram: `_bucket`, `_sum`, `_count`), by route template (`/v1/indexes/{name}/search`);
 - `bertscope_requests_in_flight`, `bertscope_requests_refused_total` (429s past
-  --max-concurrent-requests);
+  --max-concurrent-requests), `bertscope_requests_on_loop_total{route}` (light requests answered
+  on the event loop, alone: service/inline.py);
 - `bertscope_encode_batch_texts{model}` and `bertscope_encode_queue_seconds{model}`: texts per
   encode call and how long a request waited for its batch to start;
 - `bertscope_encoder_loaded{model,backend}` and `bertscope_index_version{index}`, read when
@@ -36,6 +37,9 @@ class Metrics:
                                "(health, readiness and metrics not counted)", registry=r)
         self.refused = Counter("bertscope_requests_refused", "requests answered 429 past "
                                "--max-concurrent-requests", registry=r)
+        self.on_loop_total = Counter("bertscope_requests_on_loop", "light requests answered "
+                                     "on the event loop while alone (no thread hop)", ["route"],
+                                     registry=r)
         self.batch_texts = Histogram("bertscope_encode_batch_texts", "texts per encode call",
                                      ["model"], buckets=BATCH, registry=r)
         self.queue_seconds = Histogram("bertscope_encode_queue_seconds", "a request's wait "
@@ -46,6 +50,9 @@ class Metrics:
     def watch(self, service) -> None:
         """Report `service`'s loaded encoders and index versions at each scrape."""
         self.registry.register(_ServiceState(service))
+
+    def on_loop(self, route: str) -> None:
+        self.on_loop_total.labels(route).inc()
 
     def encoded(self, model: str, texts: int, waits: list[float]) -> None:
         """One encode call of `texts` texts, made for requests that waited `waits` seconds."""

@@ -10,6 +10,7 @@ import numpy as np
 from fastapi import APIRouter, Request, Response
 
 from .errors import ApiError
+from .inline import Inline
 from .openapi import BODY, LIMITED, errors
 from .schemas import EmbeddingsRequest, ExplainRequest, TokenizeRequest
 from .shared import check_count, check_given, check_texts_length, json_response, service_of
@@ -27,11 +28,11 @@ def models(request: Request) -> dict:
 
 
 TEXTS = errors(*BODY, *LIMITED, 404, 503)
+EMBEDDINGS = "/v1/embeddings"
 
 
-def _inputs(body, request: Request) -> tuple[list[str], object]:
-    """`body.input` as a list of texts, each checked (count, length, something visible), and
-    the encoder of `body.model`."""
+def _texts(body, request: Request) -> list[str]:
+    """`body.input` as a list of texts, each checked (count, length, something visible)."""
     limits = service_of(request).config.limits
     texts = [body.input] if isinstance(body.input, str) else list(body.input)
     if not texts:
@@ -40,15 +41,23 @@ def _inputs(body, request: Request) -> tuple[list[str], object]:
     one = isinstance(body.input, str)
     check_texts_length(texts, limits.max_text_chars, "input", "max_text_chars", one=one)
     check_given(texts, "input", one=one)
-    return texts, service_of(request).indexes.model_encoder(body.model)
+    return texts
 
 
-@router.post("/v1/embeddings", tags=["embeddings"], response_model=dict, responses=TEXTS)
-def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
+@router.post(EMBEDDINGS, tags=["embeddings"], response_model=dict, responses=TEXTS)
+async def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
     """OpenAI's `/v1/embeddings`: unit vectors as float lists or base64 (little-endian
     float32); `usage.prompt_tokens` counts the tokens the model read (at most its window per
     input). `input_type` (extension) adds the model's query or passage prompt."""
-    texts, enc = _inputs(body, request)
+    texts = _texts(body, request)
+    indexes = service_of(request).indexes
+    light = Inline.light(texts) and indexes.model_loaded(body.model)
+    return await service_of(request).inline.answer(
+        (EMBEDDINGS, body.model), lambda: _embeddings(body, texts, indexes.model_encoder(
+            body.model)), light=light)
+
+
+def _embeddings(body: EmbeddingsRequest, texts: list[str], enc) -> Response:
     if body.dimensions is not None and body.dimensions != enc.dim:
         raise ApiError(422, f"dimensions={body.dimensions}: {body.model} makes {enc.dim}-"
                             "dimensional vectors and cannot shorten them; leave it out")
@@ -74,7 +83,8 @@ def tokenize(body: TokenizeRequest, request: Request) -> Response:
     reads (it cuts at its window)."""
     from encoder import tokenize as run
 
-    texts, enc = _inputs(body, request)
+    texts = _texts(body, request)
+    enc = service_of(request).indexes.model_encoder(body.model)
     found = run(enc, texts, prompt=body.input_type, add_special_tokens=body.add_special_tokens)
     data = [{"index": i, "tokens": [t.__dict__ for t in one.tokens], "count": len(one.tokens),
              "model_reads": one.model_reads} for i, one in enumerate(found)]

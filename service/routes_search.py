@@ -12,6 +12,7 @@ from rag.highlight import highlight_spans
 
 from .batching import encode_seconds
 from .errors import ApiError
+from .inline import Inline
 from .openapi import BODY, LIMITED, errors
 from .schemas import ContextRequest, SearchRequest
 from .shared import (
@@ -28,6 +29,7 @@ router = APIRouter()
 
 
 READ = errors(*BODY, *LIMITED, 400, 404, 503)
+SEARCH, CONTEXT = "/v1/indexes/{name}/search", "/v1/indexes/{name}/context"
 
 
 @router.get("/v1/indexes", tags=["indexes"], responses=errors(*LIMITED))
@@ -56,14 +58,20 @@ def _timings(started: float) -> dict:
             "total_ms": round(total * 1000, 3)}
 
 
-@router.post("/v1/indexes/{name}/search", tags=["indexes"], response_model=dict,
-             responses=READ)
-def search(name: str, body: SearchRequest, request: Request) -> Response:
+@router.post(SEARCH, tags=["indexes"], response_model=dict, responses=READ)
+async def search(name: str, body: SearchRequest, request: Request) -> Response:
     """Top-k hits for `query` (→ `hits`) or for each of `queries` (→ `results`, one encode
     call). `timings`: encoding the queries (waiting for a shared batch included) and the rest."""
     svc = service_of(request)
     queries, single = one_or_many(body.query, body.queries, svc.config.limits)
     check_k(body.k, svc.config.limits)
+    light = Inline.light(queries) and svc.indexes.open_now(name)
+    return await svc.inline.answer((SEARCH, name), lambda: _search(name, body, request, queries,
+                                                                   single), light=light)
+
+
+def _search(name: str, body: SearchRequest, request: Request, queries: list[str],
+            single: bool) -> Response:
     index = searching_index(request, name)
     encode_seconds(reset=True)
     started = time.perf_counter()
@@ -81,19 +89,24 @@ def search(name: str, body: SearchRequest, request: Request) -> Response:
     return json_response({**out, "model": index.manifest["encoder"]["name"], "timings": timings})
 
 
-@router.post("/v1/indexes/{name}/context", tags=["rag"], response_model=dict,
-             responses=READ)
-def context(name: str, body: ContextRequest, request: Request) -> Response:
+@router.post(CONTEXT, tags=["rag"], response_model=dict, responses=READ)
+async def context(name: str, body: ContextRequest, request: Request) -> Response:
     """The RAG retrieval step: the top `k` chunks, deduplicated, at most `max_chunks_per_doc`
     per document, packed in rank order into `max_tokens` tokens of the index encoder's
     tokenizer, each with a citation; `prompt` cites them as "[1] …"."""
     svc = service_of(request)
     limits = svc.config.limits
-    one_or_many(body.query, None, limits)
+    queries, _ = one_or_many(body.query, None, limits)
     check_k(body.k, limits)
     if body.max_tokens > limits.max_context_tokens:
         raise ApiError(422, f"max_tokens={body.max_tokens} is over the limit of "
                             f"{limits.max_context_tokens} (max_context_tokens)")
+    light = Inline.light(queries) and svc.indexes.open_now(name)
+    return await svc.inline.answer((CONTEXT, name), lambda: _context(name, body, request),
+                                   light=light)
+
+
+def _context(name: str, body: ContextRequest, request: Request) -> Response:
     index = searching_index(request, name)
     encode_seconds(reset=True)
     started = time.perf_counter()
