@@ -91,11 +91,14 @@ def test_a_recipe_without_its_data_says_what_to_get_and_offers_an_upload(page, f
 
 
 def test_a_refused_setting_is_said_next_to_its_field(page, folders):
+    from playwright.sync_api import expect
+
     on_pairs_file(page, folders)
     fill(page, "epochs", "-1")
     # Streamlit's markdown typesets "<=" as "≤"
     page.get_by_text(re.compile(r"epochs: must be > 0 and (<=|≤) 1000, got -1\.0")).first.wait_for()
-    assert page.get_by_role("button", name="Start training").is_disabled()
+    # the message may show while the run that draws the disabled button is still going
+    expect(page.get_by_role("button", name="Start training")).to_be_disabled(timeout=LOAD_MS)
     shot(page, "training-03-refused-setting")
 
 

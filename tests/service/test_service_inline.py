@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
@@ -24,7 +25,10 @@ def _where(inline: Inline, kind: tuple, *, light: bool = True, sleep: float = 0.
 
         return await inline.answer(kind, work, light=light)
 
-    return asyncio.run(ask())
+    # a loop of its own on a thread of its own: a browser test before this one in the same
+    # worker leaves playwright's loop running on the main thread, where asyncio.run refuses
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, ask()).result()
 
 
 def test_only_a_light_lone_request_of_a_kind_known_to_be_short_runs_on_the_loop():
