@@ -7,6 +7,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import faiss
@@ -33,16 +34,35 @@ Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 ONE_THREAD_QUERIES = 8
 
 
+# FAISS's threads for a batch over ONE_THREAD_QUERIES, where a caller (the service's
+# --faiss-threads) chose them: `batch_threads`; None keeps the calling thread's count
+_BATCH_THREADS: ContextVar[int | None] = ContextVar("faiss_batch_threads", default=None)
+
+
+@contextmanager
+def batch_threads(n: int | None) -> Iterator[None]:
+    """Searches in this block (this thread or task) run a large batch on `n` FAISS threads."""
+    token = _BATCH_THREADS.set(n)
+    try:
+        yield
+    finally:
+        _BATCH_THREADS.reset(token)
+
+
 @contextmanager
 def faiss_threads(n_queries: int) -> Iterator[None]:
     """FAISS on one OpenMP thread while it searches `n_queries` <= ONE_THREAD_QUERIES queries;
-    the caller's thread count unchanged otherwise. OpenMP keeps the count per calling thread, so
-    concurrent searches on other threads are not touched."""
+    a larger batch on `batch_threads`' count where one was set, else the caller's. OpenMP keeps
+    the count per calling thread, so concurrent searches on other threads are not touched, and
+    the count is restored after: the encoder on this thread reads it too (torch's intra-op
+    threads; an ONNX session's threads when one is made), so a FAISS setting must not outlive
+    FAISS's call (the service's encodes ran on one thread of two while it did)."""
     before = faiss.omp_get_max_threads()
-    if n_queries > ONE_THREAD_QUERIES or before == 1:
+    want = 1 if n_queries <= ONE_THREAD_QUERIES else (_BATCH_THREADS.get() or before)
+    if want == before:
         yield
         return
-    faiss.omp_set_num_threads(1)
+    faiss.omp_set_num_threads(want)
     try:
         yield
     finally:

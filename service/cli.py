@@ -29,8 +29,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-wait-ms", type=float, default=2.0, help="how long a batch waits "
                    "for more requests (default 2 ms)")
     p.add_argument("--max-batch", type=int, default=64, help="texts in one batch (default 64)")
-    p.add_argument("--faiss-threads", type=int, default=1, help="OpenMP threads of one FAISS "
-                   "search (default 1: requests run side by side; measured on bbc-news, a "
+    p.add_argument("--faiss-threads", type=int, default=1, help="OpenMP threads of FAISS for a "
+                   "batch of more than 8 queries; fewer always run on one (default 1: requests "
+                   "run side by side; measured on bbc-news, a "
                    "flat search of one query took 0.19 ms on 1 thread, 19.7 ms on 2 on a busy "
                    "2-core machine)")
     p.add_argument("--workers", type=int, default=1, help="server processes (each loads its "

@@ -27,7 +27,7 @@ class ServiceConfig:
     # requests/s at 32 clients on int8, a millisecond more for a lone request (docs/API.md)
     max_batch_texts: int = 64
     max_wait_ms: float = 2.0
-    faiss_threads: int = 1  # FAISS's OpenMP threads for a search, set on each request's thread
+    faiss_threads: int = 1  # FAISS's OpenMP threads for a batch of > 8 queries (fewer: one)
     limits: Limits = Limits()
     # requests answered at once (health, readiness and metrics aside); past it a 429 with
     # Retry-After (None: no bound). Each holds at most one entry of an encoder's batch queue.

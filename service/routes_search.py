@@ -21,7 +21,7 @@ from .shared import (
     hit_json,
     json_response,
     one_or_many,
-    searching_index,
+    searching,
     service_of,
 )
 
@@ -72,11 +72,11 @@ async def search(name: str, body: SearchRequest, request: Request) -> Response:
 
 def _search(name: str, body: SearchRequest, request: Request, queries: list[str],
             single: bool) -> Response:
-    index = searching_index(request, name)
     encode_seconds(reset=True)
     started = time.perf_counter()
-    found = index.search(queries[0] if single else queries, body.k, per_chunk=body.per_chunk,
-                         **_search_args(body))
+    with searching(request, name) as index:
+        found = index.search(queries[0] if single else queries, body.k,
+                             per_chunk=body.per_chunk, **_search_args(body))
     timings = _timings(started)
     lists = [found] if single else found
 
@@ -107,10 +107,10 @@ async def context(name: str, body: ContextRequest, request: Request) -> Response
 
 
 def _context(name: str, body: ContextRequest, request: Request) -> Response:
-    index = searching_index(request, name)
     encode_seconds(reset=True)
     started = time.perf_counter()
-    hits = index.search(body.query, body.k, per_chunk=True, **_search_args(body))
+    with searching(request, name) as index:
+        hits = index.search(body.query, body.k, per_chunk=True, **_search_args(body))
     timings = _timings(started)
     packed = pack_context(hits, token_counter(index.encoder), body.max_tokens,
                           body.max_chunks_per_doc)

@@ -3,12 +3,14 @@ limit), and a hit as JSON."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import orjson
 from fastapi import Request, Response
 
 from encoder import check_text
+from indexer.search import batch_threads
 
 from .config import Limits
 from .errors import ApiError
@@ -28,15 +30,14 @@ def service_of(request: Request):
     return request.app.state.service
 
 
-def searching_index(request: Request, name: str):
-    """Index `name` for a search on this request's thread, FAISS set to the configured
-    `faiss_threads` here (an OpenMP setting is the calling thread's: one made at start-up on
-    the main thread never reached the worker threads that run requests)."""
-    import faiss
-
+@contextmanager
+def searching(request: Request, name: str) -> Iterator:
+    """Index `name`, searched in this block with a batch of queries on the configured
+    `faiss_threads` (set around FAISS's call only: indexer.search.faiss_threads)."""
     svc = service_of(request)
-    faiss.omp_set_num_threads(svc.config.faiss_threads)
-    return svc.indexes.get(name)
+    index = svc.indexes.get(name)
+    with batch_threads(svc.config.faiss_threads):
+        yield index
 
 
 def check_count(n: int, limit: int, what: str, name: str) -> None:

@@ -1,5 +1,6 @@
 """FAISS runs a small batch of queries on one OpenMP thread (its threads' start and spin-wait
-cost more than they save there), and leaves the caller's thread count as it found it."""
+cost more than they save there), a large one on `batch_threads`' count where one is set, and
+leaves the caller's thread count as it found it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import faiss
 import pytest
 
 from indexer import SemanticIndex
-from indexer.search import ONE_THREAD_QUERIES, faiss_threads
+from indexer.search import ONE_THREAD_QUERIES, batch_threads, faiss_threads
 
 
 @pytest.fixture
@@ -46,6 +47,19 @@ def test_a_single_query_searches_on_one_thread_and_restores_the_count(
 def test_a_large_batch_keeps_the_callers_threads(flat_index, tiny_encoder, two_threads):
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
     queries = [f"query {i}" for i in range(ONE_THREAD_QUERIES + 1)]
+    assert set(threads_seen_by_faiss(index, queries)) == {2}
+
+
+def test_batch_threads_sets_a_large_batch_s_count_only_inside_faiss(flat_index, tiny_encoder,
+                                                                      two_threads):
+    """The service's --faiss-threads: set around FAISS's call, never left on the thread (the
+    encoder there reads the same OpenMP count)."""
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    queries = [f"query {i}" for i in range(ONE_THREAD_QUERIES + 1)]
+    with batch_threads(3):
+        assert set(threads_seen_by_faiss(index, queries)) == {3}
+        assert faiss.omp_get_max_threads() == 2
+        assert threads_seen_by_faiss(index, "alpha") == [1]
     assert set(threads_seen_by_faiss(index, queries)) == {2}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -34,9 +35,36 @@ def test_bad_flags_are_one_error_line(tmp_path, argv, says):
 
 
 def test_searches_run_on_the_faiss_threads_asked_for(thread_server, monkeypatch):
-    """On the worker thread that runs the request (OpenMP keeps the count per thread: one set
-    at start-up on the main thread never reached them), for a batch FAISS runs as it is."""
+    """A batch of queries searches on the configured count inside FAISS's call, on the thread
+    that runs the request (OpenMP keeps the count per thread: one set at start-up on the main
+    thread never reached them)."""
     import faiss
+
+    from indexer import search as search_module
+
+    seen = []
+    real = search_module.faiss_threads
+
+    @contextmanager
+    def recording(n_queries):
+        with real(n_queries):
+            seen.append(faiss.omp_get_max_threads())
+            yield
+
+    monkeypatch.setattr(search_module, "faiss_threads", recording)
+    url, _ = thread_server(faiss_threads=3)  # no machine's default: 2 here, 1 or 4 elsewhere
+    queries = [f"cats and dogs {i}" for i in range(20)]  # > 8: the configured count
+    with httpx.Client(base_url=url, timeout=60) as api:
+        got = api.post("/v1/indexes/tiny/search", json={"queries": queries, "k": 2})
+    assert got.status_code == 200, got.text
+    assert seen == [3]
+
+
+def test_faiss_s_thread_count_does_not_reach_the_encoder(thread_server, monkeypatch):
+    """The encoder on a request's thread keeps torch's threads: the service once set FAISS's
+    count (1) on that thread before each search, and OpenMP's count is torch's too, so from a
+    thread's second request on its encodes ran on one thread of two."""
+    import torch
 
     from indexer import SemanticIndex
 
@@ -44,16 +72,21 @@ def test_searches_run_on_the_faiss_threads_asked_for(thread_server, monkeypatch)
     search = SemanticIndex.search
 
     def recording(self, *args, **kwargs):
-        seen.append(faiss.omp_get_max_threads())
+        seen.append(torch.get_num_threads())
         return search(self, *args, **kwargs)
 
     monkeypatch.setattr(SemanticIndex, "search", recording)
-    url, _ = thread_server(faiss_threads=3)  # no machine's default: 2 here, 1 or 4 elsewhere
-    queries = [f"cats and dogs {i}" for i in range(20)]  # > 8: FAISS keeps the caller's count
-    with httpx.Client(base_url=url, timeout=60) as api:
-        got = api.post("/v1/indexes/tiny/search", json={"queries": queries, "k": 2})
-    assert got.status_code == 200, got.text
-    assert seen == [3]
+    before = torch.get_num_threads()  # the tests' one thread: no leak could show under it
+    torch.set_num_threads(2)
+    try:
+        url, _ = thread_server(faiss_threads=1)
+        with httpx.Client(base_url=url, timeout=60) as api:
+            for i in range(6):
+                got = api.post("/v1/indexes/tiny/search", json={"query": f"cats {i}", "k": 2})
+                assert got.status_code == 200, got.text
+    finally:
+        torch.set_num_threads(before)
+    assert seen == [2] * 6
 
 
 @pytest.mark.slow  # two server processes, each importing torch and loading the encoder
