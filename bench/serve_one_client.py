@@ -58,11 +58,11 @@ def one_round(local: dict, remote: dict, health: dict, texts: list[str], block: 
 def render(rounds: list[dict], args, model: str) -> str:
     med = statistics.median
     setups = sorted({s for r in rounds for s, _ in r} - {"in-process"})
-    lines = [f"# One client, request by request: {args.index.name} ({model}), {args.mode} "
+    lines = [f"# One client, in turns: {args.index.name} ({model}), {args.mode} "
              f"search k={args.k} and /v1/embeddings, one query per request", "",
              f"{len(rounds)} round(s) of {args.queries} queries, in turns of {args.block} "
              "queries per setup. p50 ms (median over rounds) and p50 / in-process's p50 (median of "
-             "the rounds' ratios; each round's in brackets)", "",
+             "the rounds' ratios; each round's in the last column)", "",
              "| setup | endpoint | p50 ms | / in-process | per round |", "|---|---|---:|---:|---|"]
     for endpoint in ENDPOINTS:
         base = [r[("in-process", endpoint)] for r in rounds]

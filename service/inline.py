@@ -7,8 +7,9 @@ Why: a `def` route's hop to a pool thread and back costs one client about 0.2 ms
 safe: the loop is blocked only while no other request is under way (those arriving meanwhile wait
 at most one short request), only for work that is light (few, short texts; nothing to open or
 load first, which the route checks) and only while the last run of its kind (route and index or
-model) took under `budget_s`; a run over it sends its kind back to threads. Health, readiness and
-metrics are not counted as requests under way, so they may wait one such request."""
+model) took under `budget_s` (50 ms); a run over it sends its kind back to threads. Health,
+readiness and metrics are not counted as requests under way, so they may wait one such
+request."""
 
 from __future__ import annotations
 
@@ -20,7 +21,11 @@ from starlette.concurrency import run_in_threadpool
 
 T = TypeVar("T")
 
-BUDGET_S = 0.02  # the longest a light request may hold the loop (a lone query: ~3-5 ms)
+# the longest a light request may hold the loop: a lone query took 3-5 ms on a VNNI Xeon (int8)
+# and 13-17 ms p50 on an AVX2-only EPYC (fp32 ONNX), where at 20 ms the host's drift sent about
+# half the searches back to threads (py-spy: 37% of samples on pool threads); at 50 ms one
+# client's search went from 1.24x in-process to 1.22x (bench/results/serve_one_client-budget50.md)
+BUDGET_S = 0.05
 MAX_TEXTS = 8  # texts a light request encodes (one sub-batch of the encoder)
 MAX_CHARS = 2000  # and their characters together (~500 tokens)
 
