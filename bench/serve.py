@@ -162,17 +162,16 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=10.0, help="per client count and setup")
     p.add_argument("--mode", default="dense")
     p.add_argument("-k", type=int, default=10)
-    p.add_argument("--faiss-threads", type=int, default=1, help="in-process and in the server")
+    p.add_argument("--faiss-threads", type=int, default=1, help="the server's --faiss-threads (a "
+                   "batch of more than 8 queries only: a request here is one query, which "
+                   "searches on one thread in-process and in the server alike)")
     p.add_argument("--rounds", type=int, default=3, help="every row this many times (medians)")
     p.add_argument("--name", default="serve")
     p.add_argument("--baseline", type=Path, help="another checkout (e.g. main's) whose "
                    "service runs beside this one's, batching on and off, in the same rounds")
     args = p.parse_args()
-    import faiss
-
     from indexer import SemanticIndex
 
-    faiss.omp_set_num_threads(args.faiss_threads)
     counts = [int(c) for c in args.clients.split(",")]
     texts = queries(500)
     index = SemanticIndex.open(args.index)

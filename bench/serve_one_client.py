@@ -1,12 +1,12 @@
 """One client's latency through the service against the same call in-process, in short turns:
 a block of queries (25) in-process, the same block through every server (batching on and off,
 and a baseline checkout's where given), in an order that rotates, then the next block. On a
-machine whose speed drifts (a shared host: the same Python loop here took 0.5 to 1.0 s from one
-minute to the next) every setup's samples are then taken under nearly the same load, where
-`bench/serve.py`'s 5 s stretches give each setup its own. Turns of one request each were tried
-first and measure something else: the runtime's threads of the setup just called still spin
-(ONNX Runtime and OpenMP wait busily for more work for a while) and take the 2 cores from the
-next setup.
+machine whose speed drifts (a shared host: a loop of 3 million Python additions, timed five
+times 2 s apart, took 0.51 to 1.02 s) every setup's samples are then taken under nearly the same
+load, where `bench/serve.py`'s 5 s stretches give each setup its own. Turns of one request each
+were tried first and measure something else: the runtime's threads of the setup just called
+still spin (ONNX Runtime and OpenMP wait busily for more work for a while) and take the 2 cores
+from the next setup.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/serve_one_client.py --index indexes/bbc-news
 
@@ -18,6 +18,7 @@ Reports each setup's p50 and its ratio to in-process's p50, per round and the me
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import tempfile
 import time
@@ -106,15 +107,18 @@ def main() -> None:
         servers["baseline, batching off"] = Server(args.index, False, log, args.faiss_threads,
                                                    checkout=args.baseline)
     texts = queries(args.queries)
+    clients: list = []
     try:
         for server in servers.values():
             server.wait()
-        remote, clients = {}, []
+        remote, health = {}, {}
         for setup, server in servers.items():
-            calls, pool = http_calls(server.url, args.index.name, model, 1, args.k, args.mode)
-            remote[setup], clients = calls, clients + pool
-        health = {setup: (lambda c: lambda: c.get("/health").status_code == 200)(
-            httpx.Client(base_url=s.url, timeout=60)) for setup, s in servers.items()}
+            remote[setup], pool = http_calls(server.url, args.index.name, model, 1, args.k,
+                                             args.mode)
+            prober = httpx.Client(base_url=server.url, timeout=60)  # a connection of its own
+            health[setup] = functools.partial(lambda c: c.get("/health").status_code == 200,
+                                              prober)
+            clients += [*pool, prober]
         one_round(local, remote, health, texts[:10], args.block)  # warm-up: open, load
         rounds = []
         for i in range(args.rounds):
@@ -122,6 +126,8 @@ def main() -> None:
             print(f"round {i + 1}: " + ", ".join(f"{s}/{e} {v:.2f}"
                                                  for (s, e), v in rounds[-1].items()), flush=True)
     finally:
+        for client in clients:
+            client.close()
         for server in servers.values():
             server.close()
     table = render(rounds, args, model)

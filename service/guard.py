@@ -30,25 +30,25 @@ class Guard:
         self.max_body_bytes = max_body_bytes
         self.max_concurrent = max_concurrent
         self.metrics = metrics
-        self.running = in_flight  # limited requests under way (one event loop: no lock needed)
+        self.in_flight = in_flight  # limited requests under way (one event loop: no lock)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         path = scope["path"]
         limited = path not in ALWAYS and not path.startswith(DOCS_ASSETS)
-        if limited and self.max_concurrent is not None and self.running.n >= self.max_concurrent:
+        if limited and self.max_concurrent is not None and self.in_flight.n >= self.max_concurrent:
             self.metrics.refused.inc()
             self.metrics.requests.labels(OVER_LIMIT, scope["method"], "429").inc()
             return await busy(self.max_concurrent)(scope, receive, send)
         if limited:
-            self.running.n += 1
+            self.in_flight.n += 1
             self.metrics.in_flight.inc()
         try:
             await self._guarded(scope, receive, send)
         finally:
             if limited:
-                self.running.n -= 1
+                self.in_flight.n -= 1
                 self.metrics.in_flight.dec()
 
     async def _guarded(self, scope, receive, send) -> None:
