@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .config import Limits
+from .names import INDEX_NAME  # an index name: one folder under the root
 
 
 class ErrorDetail(BaseModel):
@@ -72,10 +73,6 @@ def visible_pattern() -> str:
     def char(cp: int) -> str:
         return f"\\u{cp:04x}" if cp <= 0xFFFF else chr(cp)  # astral: the character itself
     return "[^" + "".join(char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in ranges) + "]"
-
-
-# an index name: one folder under the root (service/indexes.py's NAME, and no "..")
-INDEX_NAME = r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 
 
 def _text(max_length: int | None = None) -> dict:
