@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from common.metadata import ALLOWED_PATTERN
+
 from .config import Limits
 from .names import INDEX_NAME  # an index name: one folder under the root
 
@@ -102,7 +104,8 @@ def _limits_of(limits: Limits, explain_passage_chars: int) -> dict[str, dict[str
         "TokenizeRequest": {"input": text_or_texts},
         "DocumentsRequest": {"documents": {"maxItems": limits.max_documents}},
         "DocumentIn": {"id": _text(),
-                       "text": _text(limits.max_text_chars)},
+                       "text": _text(limits.max_text_chars),
+                       "metadata": {"propertyNames": {"pattern": ALLOWED_PATTERN}}},
         "DeleteRequest": {"ids": {"maxItems": limits.max_documents,
                                   "items": {"type": "string", **_text()}}},
         "ExplainRequest": {"query": query, "passage": _text(explain_passage_chars),

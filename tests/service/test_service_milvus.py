@@ -49,7 +49,10 @@ def test_a_milvus_pointer_is_listed_searched_and_reopened(tmp_path, _tiny_built)
             new = {"id": "new", "text": "penguins waddle across the ice",
                    "metadata": {"year": 2030}}
             wrote = writer.post("/v1/indexes/tiny-m/documents", json={"documents": [new]})
+            forged = writer.post("/v1/indexes/tiny-m/documents", json={"documents": [
+                {"id": "forged", "text": "x", "metadata": {"_layout": {"spans": 1}}}]})
         assert wrote.status_code == 200 and wrote.json()["version"] == 1, wrote.text
+        assert forged.status_code == 422 and "'_layout'" in forged.text, forged.text
         hits = api.post("/v1/indexes/tiny-m/search", json={
             "query": "penguins waddle across the ice", "k": 1}).json()["hits"]
         assert hits[0]["doc_id"] == "new"
