@@ -32,8 +32,12 @@ def reserved_problem(name: str) -> str:
     """Why a document from user input may not set metadata field `name` (a reserved one)."""
     return (f"{name[:60]!r} is a metadata name BERTScope writes itself ({RESERVED_NOTE}): "
             "hits cite a file's source, page and section from them and sync treats documents "
-            f"carrying them as files it read; rename the field (e.g. "
-            f"{'doc_' + (name.lstrip('_')[:40] or 'field')!r})")
+            f"carrying them as files it read; rename the field (e.g. {_renamed(name)!r})")
+
+
+def _renamed(name: str) -> str:
+    """A name to suggest in place of reserved `name` (`url` for a link's `source`)."""
+    return "url" if name == "source" else "doc_" + (name.lstrip("_")[:40] or "field")
 
 
 def value_problem(value: Any) -> str | None:

@@ -140,9 +140,10 @@ def check_corpus_names(documents: Sequence[Document], source: str) -> None:
             continue
         name = next((k for k in doc.metadata if is_reserved(k)), None)
         if name is not None:
-            raise CorpusError(f"{source}: the row of id {doc.id[:80]!r} has the field "
-                              f"{reserved_problem(name)} in the file, or keep other fields "
-                              "only with --metadata-fields (metadata_fields=[...])")
+            raise CorpusError(f"{source}: the row of id {doc.id[:80]!r} has a field "
+                              f"{name[:60]!r}; {reserved_problem(name)} in the file, or keep "
+                              "the other fields only with --metadata-fields "
+                              "(metadata_fields=[...])")
 
 
 def check_document_list(documents: Any, what: str = "documents") -> Sequence:

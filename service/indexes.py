@@ -86,8 +86,8 @@ class Indexes:
             raise ApiError(404, f"no index {name!r}; indexes: {names}")
         try:
             return found.location
-        except IndexerError as exc:  # a PointerError: the operator's to fix
-            raise ApiError(503, f"index {name!r} cannot be served: {exc}") from None
+        except IndexerError as exc:  # a PointerError (it names the file): the operator's to fix
+            raise ApiError(503, str(exc)) from None
 
     def lock(self, name: str) -> threading.Lock:
         """Held while this process opens a version of `name` (readers do not wait for it)."""
