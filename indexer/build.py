@@ -14,16 +14,16 @@ from pathlib import Path
 
 from common.lexical import Bm25Params
 
-from . import store
 from .build_progress import BuildProgress
 from .chunking import ChunkingConfig, chunk_documents, chunks_from_spans, too_long
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .disk_full import disk_full_said
 from .documents import Document
 from .errors import CorpusError
+from .folder import store
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
-from .locate import locate
+from .location import locate
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
 from .validation import (
     check_build_args,
