@@ -16,7 +16,6 @@ import numpy as np
 
 from common.lexical import Bm25Params
 
-from . import store
 from .build_progress import BuildProgress
 from .chunking import (
     ChunkingConfig,
@@ -29,10 +28,11 @@ from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .disk_full import disk_full_said
 from .documents import Document
 from .errors import CorpusError
+from .folder import store
 from .given_vectors import check_vectors, unit_rows
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
-from .locate import locate
+from .location import locate
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
 from .validation import (
     check_build_args,

@@ -234,7 +234,7 @@ def cmd_default(args) -> int:
     from common import check_path
 
     from .default import default_corpus, default_index
-    from .store import MANIFEST
+    from .folder.store import MANIFEST
 
     corpus = default_corpus(args.lang)
     out = args.out if args.out is not None else \

@@ -26,11 +26,11 @@ from .chunking import Chunk, ChunkingConfig, chunk_documents, chunk_input, whole
 from .documents import Document, Hit
 from .embedding import embed_passages
 from .filters import unknown_field
+from .folder.search import MODES
 from .fusion import DEFAULT_FUSION, RRF_K
 from .given_vectors import check_vectors, unit_rows
 from .index_encoder import check_fits, index_backend, load_index_encoder
 from .presets import Spec
-from .search import MODES
 from .stats import IndexStats, stats_of
 from .stored import StoredBatch
 from .validation import check_doc_id, check_documents, check_positive_int
@@ -61,7 +61,7 @@ class SemanticIndex(ABC):
         without it, that model is loaded on the first dense search, on `backend` (default: the
         index's own; `auto` or a name of `encoder.BACKENDS`). `verify` checks every file's
         checksum where the store keeps files (sizes are always checked)."""
-        from .locate import locate
+        from .location import locate
 
         return locate(target).open(encoder=encoder, verify=verify, backend=backend)
 

@@ -13,12 +13,12 @@ import numpy as np
 
 from common.lexical import Bm25Params, LexicalIndex
 
-from .. import db, store
 from ..build_progress import BuildProgress
 from ..documents import Document
 from ..errors import ConcurrentWriteError
 from ..presets import Spec, create, train_and_add
 from ..stored import ChunkRow
+from . import db, store
 from .index import FolderIndex
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .. import db, store
-from ..changes import WorkingCopy
 from ..disk_full import writes_index
 from ..documents import Document
 from ..errors import ConcurrentWriteError
 from ..validation import check_doc_ids
+from . import db, store
+from .changes import WorkingCopy
 
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
 

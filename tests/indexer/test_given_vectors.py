@@ -112,7 +112,7 @@ def test_the_cli_builds_from_a_npy_file_and_refuses_in_words(encoded, tiny_model
     np.save(tmp_path / "short.npy", vectors[:-2])
     (tmp_path / "text.npy").write_text("not numpy")
     for file, said in ((tmp_path / "short.npy", "rows but the corpus has"),
-                       (tmp_path / "text.npy", "is not a readable .npy array"),
+                       (tmp_path / "text.npy", "is not a .npy file"),
                        (tmp_path / "absent.npy", "no such file")):
         bad = run_cli("indexer", "build", "--corpus", path, "--vectors", file, "--model",
                       tiny_model_dir, "--out", tmp_path / "bad")
