@@ -66,7 +66,8 @@ def declared(metadata: dict) -> tuple[dict, str | None]:
     kept = {k: v for k, v in metadata.items() if k not in ignored}
     names = ", ".join(repr(k[:40]) for k in ignored[:8]) + (", …" if len(ignored) > 8 else "")
     return kept, (f"its metadata {names} ignored: names the product writes itself "
-                  f"({RESERVED_NOTE}, modified, bytes); rename them to keep them")
+                  f"({RESERVED_NOTE}; a file's modified and bytes too); rename them to keep "
+                  "them")
 
 
 def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> FileDocument:
