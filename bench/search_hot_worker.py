@@ -38,8 +38,13 @@ def worker(tree: Path, index_path: str, backend: str | None, queries: list[str],
 
     import indexer
     from common import lexical
-    from indexer import SemanticIndex, db
-    from indexer import search as search_module
+    from indexer import SemanticIndex
+    try:  # the folder store's own modules (in indexer/ itself before #49)
+        from indexer.folder import db
+        from indexer.folder import search as search_module
+    except ImportError:
+        from indexer import db
+        from indexer import search as search_module
 
     index = SemanticIndex.open(index_path, verify=False, backend=backend)
     enc = index.encoder

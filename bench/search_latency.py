@@ -37,9 +37,10 @@ FOLDER = "latency-1m-minilm"
 def prepare(home: Path) -> None:
     from bench.kit.encodekit import load_backend
     from common.corpus import CorpusReport
-    from indexer import Document, store
+    from indexer import Document
     from indexer.build import publish_build
     from indexer.chunking import Chunk, ChunkingConfig
+    from indexer.folder import store
 
     parts = [flat_vectors(home / "scifact-minilm-torch"),  # bench/retrieval.py --backend torch
              real_vectors("thucnews", data_dir(), None, home)]
@@ -72,7 +73,7 @@ def measure(home: Path, backend: str, queries: list[str]) -> dict:
     index = SemanticIndex.open(home / FOLDER, encoder=enc, verify=False)
     for q in queries[:10]:
         index.search(q, k=10)
-    from indexer import db
+    from indexer.folder import db
 
     full, encode, faiss_only, counting = [], [], [], []
     params = search_params(index.spec, index.knobs, None, index.vectors)

@@ -23,7 +23,8 @@ import numpy as np
 from bench.kit.benchkit import median, write_results
 from common import bertscope_home, file_checksum
 from common.lexical import LexicalIndex, tokenize
-from indexer import Document, SemanticIndex, db, store
+from indexer import Document, SemanticIndex
+from indexer.folder import db, store
 from indexer.presets import create, spec_for, train_and_add
 
 DIM = 384

@@ -60,7 +60,6 @@ from .chunking import Chunk, ChunkingConfig, chunk_documents
 from .comparison import Comparison, SearchRun, compare, search_run
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .default import default_index
-from .discovery import FoundIndex, find_indexes
 from .disk_full import DiskFullError
 from .documents import Document, Hit, SkippedRow
 from .errors import (
@@ -75,7 +74,7 @@ from .errors import (
 from .folder import FolderIndex
 from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex, open_index
-from .locate import IndexLocation, locate
+from .location import IndexLocation, locate
 from .migrate import MigrationReport, migrate
 from .milvus import MilvusIndex
 from .movement import Movement, rank_movements
@@ -83,6 +82,7 @@ from .presets import PRESETS
 from .rebuild import rebuild_index
 from .stats import IndexStats
 from .stored import StoredBatch
+from .stores import FoundIndex, find_indexes
 from .sync import SyncReport, sync_folder
 
 __all__ = [

@@ -13,8 +13,8 @@ from common import check_path
 
 from .documents import Document
 from .errors import CorpusError
+from .folder.store import MANIFEST, check_target
 from .index_encoder import check_backend_arg
-from .store import MANIFEST, check_target
 
 
 def package_folder(package: str, install: str) -> Path:

@@ -14,11 +14,11 @@ import numpy as np
 
 from common import write_atomic
 
-from . import store
 from .build_progress import BuildProgress
 from .chunking import Chunk
 from .embedding import embed_passages
 from .errors import ConcurrentWriteError
+from .folder import store
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
 

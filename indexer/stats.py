@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass, field
 
 from common.lexical import Bm25Params
 
-from . import db
 from .documents import SkippedRow
+from .folder import db
 from .index_encoder import index_backend, index_fidelity
 
 

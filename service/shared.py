@@ -10,7 +10,7 @@ import orjson
 from fastapi import Request, Response
 
 from encoder import check_text
-from indexer.search import batch_threads
+from indexer.folder.search import batch_threads
 
 from .config import Limits
 from .errors import ApiError

@@ -15,11 +15,11 @@ import numpy as np
 from common import check_path, write_atomic
 from common.lexical import Bm25Params
 
-from .. import store
 from ..documents import Document
 from ..presets import spec_for
 from ..shards import shards_folder
 from ..stored import StoredBatch
+from . import store
 from .index import FolderIndex
 from .publish import publish_folder
 

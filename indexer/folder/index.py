@@ -15,15 +15,15 @@ import numpy as np
 
 from common.lexical import Bm25Params, LexicalIndex
 
-from .. import db, store
-from ..changes import WorkingCopy
 from ..documents import Document
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
-from ..search import Searcher
 from ..stats import row_counts
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_positive_int
+from . import db, store
+from .changes import WorkingCopy
+from .search import Searcher
 from .writes import FolderWrites
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from common import check_path
 
-from .. import store
 from ..errors import IndexerError
-from ..locate import BuildTarget, IndexLocation, Progress, StoredReader
+from ..location import BuildTarget, IndexLocation, Progress, StoredReader
+from . import store
 from .index import FolderIndex
 
 

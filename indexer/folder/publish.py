@@ -13,12 +13,12 @@ import numpy as np
 
 from common.lexical import Bm25Params, LexicalIndex
 
-from .. import db, store
 from ..build_progress import BuildProgress
 from ..documents import Document
 from ..errors import ConcurrentWriteError
 from ..presets import Spec, create, train_and_add
 from ..stored import ChunkRow
+from . import db, store
 from .index import FolderIndex
 
 
@@ -40,7 +40,8 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         write_vectors = vectors.merge
     else:
         index = create(spec, fields["dim"])
-        train_and_add(index, (vectors.array() if sharded else vectors).astype(np.float32), ids)
+        train_and_add(index, np.ascontiguousarray(vectors.array() if sharded else vectors,
+                                                 dtype=np.float32), ids)
         write_vectors = partial(store.write_vectors, index)
     progress(BuildProgress("index", len(chunks), len(chunks)))
     stages = build["stages"]

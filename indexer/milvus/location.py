@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IndexerError
-from ..locate import BuildTarget, IndexLocation, Progress, StoredReader
+from ..location import BuildTarget, IndexLocation, Progress, StoredReader
 from .address import MilvusAddress, parse_address
 from .connect import connect
 from .index import MilvusIndex

@@ -13,9 +13,9 @@ import numpy as np
 from ..documents import Hit
 from ..errors import QueryError
 from ..filters import compile_filter
+from ..folder.search import check_search
 from ..fusion import fuse
 from ..presets import Spec
-from ..search import check_search
 from .expr import to_expr
 from .rows import token_text
 

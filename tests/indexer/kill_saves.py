@@ -13,16 +13,16 @@ import sys
 from pathlib import Path
 
 import common.atomic
-import indexer.changes
+import indexer.folder.changes
 import indexer.folder.index
+import indexer.folder.store.publishing
 import indexer.folder.writes
 import indexer.index
-import indexer.store.publishing
 from indexer import SemanticIndex
 
 SAVE_CODE = {str(Path(m.__file__).resolve()) for m in (
-    indexer.index, indexer.folder.index, indexer.folder.writes, indexer.changes,
-    indexer.store.publishing, common.atomic)}
+    indexer.index, indexer.folder.index, indexer.folder.writes, indexer.folder.changes,
+    indexer.folder.store.publishing, common.atomic)}
 
 
 def child_save(path: Path, victim: str, kill_at: int, report: int) -> None:

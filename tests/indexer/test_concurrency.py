@@ -10,12 +10,12 @@ import pytest
 from stepping import run_stepwise
 
 import common.atomic
-import indexer.store.publishing
-import indexer.store.version
+import indexer.folder.store.publishing
+import indexer.folder.store.version
 from indexer import SemanticIndex, build_index
 
 # where a save changes the folder; every line before is private to the writer
-TRACED = [indexer.store.publishing.__file__, common.atomic.__file__]
+TRACED = [indexer.folder.store.publishing.__file__, common.atomic.__file__]
 
 
 def _reader_check(path: Path, encoder, expected: dict[int, set[str]], seen: set[int]):
@@ -57,7 +57,7 @@ def test_a_reader_during_a_build_over_the_index(flat_index, tiny_encoder, docs):
 
 def test_a_version_pruned_while_it_is_opened_is_read_again(flat_index, tiny_encoder,
                                                            monkeypatch):
-    real = indexer.store.version.read_manifest
+    real = indexer.folder.store.version.read_manifest
     calls = []
 
     def read_then_two_saves(folder):
@@ -70,7 +70,7 @@ def test_a_version_pruned_while_it_is_opened_is_read_again(flat_index, tiny_enco
                 writer.save()
         return result
 
-    monkeypatch.setattr(indexer.store.version, "read_manifest", read_then_two_saves)
+    monkeypatch.setattr(indexer.folder.store.version, "read_manifest", read_then_two_saves)
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
     assert index.stats().version == 3 and len(index) == 58
     assert not list(flat_index.glob("v000001-*"))  # it really was pruned under the reader

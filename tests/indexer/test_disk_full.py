@@ -9,8 +9,9 @@ import sqlite3
 
 import pytest
 
-from indexer import DiskFullError, SemanticIndex, build_index, db
+from indexer import DiskFullError, SemanticIndex, build_index
 from indexer.disk_full import disk_full_said, is_disk_full
+from indexer.folder import db
 from tools.bad_input.small_disk import NoSmallDisk, fill, small_disk
 
 DOCS = [{"id": f"d{i}", "text": f"document number {i} about cats and the weather"}

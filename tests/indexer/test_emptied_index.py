@@ -75,7 +75,8 @@ def test_an_index_that_lost_its_training_says_how_many_chunks_it_needs(
         ivf_index, tiny_encoder, docs, monkeypatch):
     """An index compacted empty by an older version was saved untrained: adding too few
     documents to train it is one sentence, not FAISS's."""
-    from indexer import changes, presets
+    from indexer import presets
+    from indexer.folder import changes
 
     index = _reopen(ivf_index, tiny_encoder)
     if presets.training_needs(index.vectors) <= len(NEW):

@@ -267,7 +267,7 @@ def test_other_presets_filter_and_delete(preset, tmp_path, tiny_encoder, docs):
 def test_published_versions_search_without_counting_rows(flat_index, tiny_encoder):
     """A published version's row counts come from its manifest (a count(*) over 1M SQLite rows
     costs ~17 ms a query); a working copy's are counted. Both agree with SQLite throughout."""
-    from indexer import db
+    from indexer.folder import db
 
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
     counted: list[str] = []

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import IndexerError, SemanticIndex, build_index, db, rebuild_index
+from indexer import IndexerError, SemanticIndex, build_index, rebuild_index
+from indexer.folder import db
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import SemanticIndex, build_index, db
+from indexer import SemanticIndex, build_index
+from indexer.folder import db
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_THEN_WAIT = """

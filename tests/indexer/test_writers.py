@@ -9,8 +9,8 @@ import random
 import numpy as np
 import pytest
 
-import indexer.changes
-import indexer.store.publishing
+import indexer.folder.changes
+import indexer.folder.store.publishing
 from indexer import ConcurrentWriteError, DiskFullError, SemanticIndex
 
 
@@ -121,7 +121,7 @@ def test_failed_save_publishes_nothing_and_blocks_nothing(flat_index, tiny_encod
         raise OSError(28, "No space left on device")
 
     with monkeypatch.context() as m:  # fails after the new version folder is in place
-        m.setattr(indexer.store.publishing, "write_atomic", broken)
+        m.setattr(indexer.folder.store.publishing, "write_atomic", broken)
         with pytest.raises(DiskFullError, match="is full.*nothing was lost"):
             index.save()
     assert _open(flat_index, tiny_encoder).stats().version == 1  # nothing published
@@ -154,7 +154,7 @@ def test_failure_inside_a_change_leaves_the_index_as_it_was(which, where, change
     if which == "hnsw_index" and target == "_remove":
         target = "add_tombstones"  # HNSW deletes by tombstone: SQL only
         where = "sqlite"
-    module = indexer.changes if where == "faiss" else indexer.changes.db
+    module = indexer.folder.changes if where == "faiss" else indexer.folder.changes.db
     monkeypatch.setattr(module, target, broken)
     with pytest.raises(RuntimeError, match="injected"):
         if change == "delete":
@@ -174,7 +174,7 @@ def test_compact_failure_keeps_the_vectors(hnsw_index, tiny_encoder, monkeypatch
     index = _open(hnsw_index, tiny_encoder)
     index.delete(["d000", "d001"])
     vectors = index.vectors
-    monkeypatch.setattr(indexer.changes.db, "clear_tombstones", lambda conn: 1 / 0)
+    monkeypatch.setattr(indexer.folder.changes.db, "clear_tombstones", lambda conn: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         index.compact()
     assert index.vectors is vectors and index.stats().tombstones > 0

@@ -40,7 +40,7 @@ def test_searches_run_on_the_faiss_threads_asked_for(thread_server, monkeypatch)
     thread never reached them)."""
     import faiss
 
-    from indexer import search as search_module
+    from indexer.folder import search as search_module
 
     seen = []
     real = search_module.faiss_threads

@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 
 import xxhash
 
-from ..errors import CorruptIndexError
+from ...errors import CorruptIndexError
 
 FORMAT = "bertscope-index"
 FORMAT_VERSION = 1

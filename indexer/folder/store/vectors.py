@@ -8,7 +8,7 @@ from pathlib import Path
 
 import faiss
 
-from ..diskivf import DiskIVFPQ
+from ...diskivf import DiskIVFPQ
 
 
 def read_vectors(path: Path) -> faiss.Index | DiskIVFPQ:

@@ -16,13 +16,13 @@ import numpy as np
 
 from common.lexical import LexicalIndex, tokenize
 
+from ..chunking import Chunk
+from ..documents import Document
+from ..errors import ConcurrentWriteError
+from ..presets import Spec, create, emptied, train_and_add, training_needs
+from ..validation import check_field_kinds
 from . import db
-from .chunking import Chunk
-from .documents import Document
-from .errors import ConcurrentWriteError
-from .presets import Spec, create, emptied, train_and_add, training_needs
 from .store import Staging, write_vectors
-from .validation import check_field_kinds
 
 
 class WorkingCopy:

@@ -15,7 +15,7 @@ from pathlib import Path
 from common import CHECKSUM, FileLock, LockBusy, file_checksum, fsync_path, fsync_tree
 from common.atomic import write_atomic
 
-from ..errors import ConcurrentWriteError
+from ...errors import ConcurrentWriteError
 from .manifest import MANIFEST, ROLES, now, read_raw, to_bytes, token
 from .version import size_of
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .locate import IndexLocation, locate
+from .folder.store import MANIFEST
+from .location import IndexLocation, locate
 from .milvus.address import POINTER_SUFFIX
-from .store import MANIFEST
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from ..errors import CorruptIndexError, IndexerError
+from ...errors import CorruptIndexError, IndexerError
 from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, parse, read_raw, token
 from .publishing import BUILD, LOCK, STAGING, VERSIONED
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .documents import Document
+from ..documents import Document
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents(

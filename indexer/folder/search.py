@@ -17,13 +17,13 @@ from common.documents import chunk_metadata
 from common.lexical import LexicalIndex
 from common.text import check_text
 
+from ..documents import Hit
+from ..errors import QueryError
+from ..filters import compile_filter
+from ..fusion import DEFAULT_WEIGHTS, FUSIONS, check_weights, fuse
+from ..presets import Spec, check_knobs, exhaustive_knobs, search_params
+from ..validation import check_flag, check_rrf_k
 from . import db
-from .documents import Hit
-from .errors import QueryError
-from .filters import compile_filter
-from .fusion import DEFAULT_WEIGHTS, FUSIONS, check_weights, fuse
-from .presets import Spec, check_knobs, exhaustive_knobs, search_params
-from .validation import check_flag, check_rrf_k
 
 MODES = ("dense", "lexical", "hybrid")
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first

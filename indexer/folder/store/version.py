@@ -13,8 +13,8 @@ import faiss
 from common import check_path, file_checksum
 from common.lexical import LexicalIndex
 
+from ...errors import CorruptIndexError, IndexerError
 from .. import db
-from ..errors import CorruptIndexError, IndexerError
 from .manifest import MANIFEST, ROLES, entry_path, read_manifest, read_raw, rebuild_hint, token
 from .vectors import read_vectors
 
