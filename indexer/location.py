@@ -107,9 +107,12 @@ class StoredReader(Protocol):
     def stored(self, doc_ids: Sequence[str]) -> StoredBatch: ...
 
 
-def locate(target: str | Path | IndexLocation, *, role: str = "index path") -> IndexLocation:
+def locate(target: str | Path | IndexLocation, *, role: str = "index path",
+           within: str | Path | None = None) -> IndexLocation:
     """The location `target` names: a `milvus://` address or a `NAME.milvus` file holding one
-    (Milvus), else a folder path. `role` names the argument in errors."""
+    (Milvus), else a folder path. `role` names the argument in errors; `within` is the index
+    root a pointer file was found in (a link out of it is refused; default: the pointer's own
+    folder)."""
     if isinstance(target, IndexLocation):
         return target
     from .milvus.address import EXAMPLE, milvus_target
@@ -120,7 +123,7 @@ def locate(target: str | Path | IndexLocation, *, role: str = "index path") -> I
 
         raise IndexerError(f"{role} {target[:80]!r} looks like a Milvus address without its "
                            f"'//': write milvus://…, e.g. {EXAMPLE}")
-    address = milvus_target(target)
+    address = milvus_target(target, within)
     if address is not None:
         from .milvus.location import MilvusLocation
 

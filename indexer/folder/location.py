@@ -93,6 +93,7 @@ class FolderBuild(BuildTarget):
                   "dim": enc.dim, "metric": "cosine", "normalized": True,
                   "chunking": chunking.to_dict(), "source": source, "rows": report.rows,
                   "duplicates": report.duplicates,
-                  "skipped": [s.to_dict() for s in report.skipped], "files": {}}
+                  "skipped": [s.to_dict() for s in report.skipped],
+                  "notes": report.kept_notes(), "files": {}}
         return publish_folder(self.work, self.base, docs, rows, vectors, spec, fields, bm25,
                               progress, build, encoder=enc)

@@ -19,6 +19,7 @@ from ..errors import ConcurrentWriteError
 from ..presets import Spec, create, train_and_add
 from ..stored import ChunkRow
 from . import db, store
+from .columns import Columns
 from .index import FolderIndex
 
 
@@ -49,8 +50,8 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
     clock = time.perf_counter()
 
     progress(BuildProgress("save", 0, 1))
-    tokens = [lex.split(" ") if lex else [] for *_, lex in chunks]
-    lexical = LexicalIndex.build(ids.tolist(), tokens, bm25)
+    lexical = LexicalIndex.build(ids, (lex.split(" ") if lex else [] for *_, lex in chunks),
+                                 bm25)
     staging = store.Staging(out)
     try:
         conn = db.open_writable(staging.file("sqlite"))
@@ -61,6 +62,8 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         fields = {**fields, "preset": spec.preset, "faiss_spec": spec.factory,
                   "knobs": spec.knobs, "bm25": bm25.to_dict(), "counts": db.counts(conn),
                   "metadata_fields": db.field_types(conn)}
+        columns = Columns.build(conn, fields["metadata_fields"])
+        columns.save(staging.file("fields"))
         conn.close()
         index = write_vectors(staging.file("faiss"))
         lexical.save(staging.file("bm25"))
@@ -79,4 +82,4 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         raise
     sqlite = out / manifest["files"]["sqlite"]["path"]
     return FolderIndex(store.Version(out, manifest, token, index, db.open_readonly(sqlite),
-                                     lexical), encoder=encoder)
+                                     lexical, columns), encoder=encoder)

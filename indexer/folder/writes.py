@@ -12,6 +12,7 @@ from ..errors import ConcurrentWriteError
 from ..validation import check_doc_ids
 from . import db, store
 from .changes import WorkingCopy
+from .columns import Columns
 
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
 
@@ -117,12 +118,13 @@ class FolderWrites:
         fields = {**self.manifest, "counts": db.counts(work.conn),
                   "metadata_fields": db.field_types(work.conn)}
         self._search = None  # it holds the connection `stage` closes
-        work.stage(lexical)
+        columns = Columns.build(work.conn, fields["metadata_fields"])
+        work.stage(lexical, columns)
         manifest, token = store.publish(self.location, work.staging, fields,
                                         self._version.token)
         sqlite = self.location / manifest["files"]["sqlite"]["path"]
         self._version = store.Version(self.location, manifest, token, work.vectors,
-                                      db.open_readonly(sqlite), lexical)
+                                      db.open_readonly(sqlite), lexical, columns)
         self._work = None
 
     def _rebase(self) -> None:
