@@ -7,7 +7,7 @@ an index `bm25s` built itself."""
 
 from __future__ import annotations
 
-from collections import Counter
+import itertools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -35,9 +35,11 @@ class _Buffer:
         return self.data[:self.size]
 
 
-def build_bm25(rows: Iterable[Sequence[str]], k1: float, b: float):
+def build_bm25(rows: Iterable[Sequence[str]], k1: float, b: float, batch: int = 8192):
     """A `bm25s.BM25` (Lucene scoring) over `rows`, each a document's tokens (an empty one
-    scores as bm25s scores it: as the one empty token)."""
+    scores as bm25s scores it: as the one empty token). Rows are counted `batch` at a time:
+    their tokens hashed to term ids by pandas' `factorize` and (row, term) pairs counted by
+    numpy, where a Counter and a dict lookup per row took ~15 us a chunk."""
     import bm25s
     from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
@@ -45,14 +47,14 @@ def build_bm25(rows: Iterable[Sequence[str]], k1: float, b: float):
     vocab: dict[str, int] = {}
     terms, counts, docs = _Buffer(np.int32), _Buffer(np.float32), _Buffer(np.int32)
     lengths = _Buffer(np.int64)
-    for doc, tokens in enumerate(rows):
-        tokens = list(tokens) or [""]
-        counter = Counter(tokens)
-        ids = [vocab.setdefault(t, len(vocab)) for t in counter]
-        terms.extend(ids)
-        counts.extend(list(counter.values()))
-        docs.extend(np.full(len(ids), doc, dtype=np.int32))
-        lengths.extend([len(tokens)])
+    first = 0
+    for part in _batches(rows, batch):
+        term, tf, row, length = _count(part, vocab)
+        terms.extend(term)
+        counts.extend(tf)
+        docs.extend(row + first)
+        lengths.extend(length)
+        first += len(part)
     n_docs, n_vocab = lengths.size, len(vocab)
     term, tf, row, length = terms.array(), counts.array(), docs.array(), lengths.array()
     df = np.bincount(term, minlength=n_vocab)
@@ -77,3 +79,31 @@ def build_bm25(rows: Iterable[Sequence[str]], k1: float, b: float):
     retriever.unique_token_ids_set = set(vocab.values())
     retriever.nonoccurrence_array = None
     return retriever
+
+
+def _batches(rows: Iterable[Sequence[str]], size: int):
+    part: list[Sequence[str]] = []
+    for tokens in rows:
+        part.append(tokens)
+        if len(part) == size:
+            yield part
+            part = []
+    if part:
+        yield part
+
+
+def _count(part: list[Sequence[str]], vocab: dict[str, int]):
+    """(term ids, counts, rows within `part`, row lengths) of a batch of rows, its postings
+    ordered by row; new terms join `vocab` in order of first appearance."""
+    import pandas as pd
+
+    part = [list(t) or [""] for t in part]
+    length = np.fromiter((len(t) for t in part), dtype=np.int64, count=len(part))
+    flat = list(itertools.chain.from_iterable(part))
+    codes, uniques = pd.factorize(np.asarray(flat, dtype=object), sort=False)
+    ids = np.fromiter((vocab.setdefault(u, len(vocab)) for u in uniques), dtype=np.int64,
+                      count=len(uniques))
+    row = np.repeat(np.arange(len(part), dtype=np.int64), length)
+    pairs, tf = np.unique(row * (len(vocab) + 1) + ids[codes], return_counts=True)
+    return ((pairs % (len(vocab) + 1)).astype(np.int32), tf.astype(np.float32),
+            (pairs // (len(vocab) + 1)).astype(np.int32), length)

@@ -66,7 +66,8 @@ def main() -> None:
                                                 str(home / "pages.json"))
                 print("  pages", row["pages"], flush=True)
             row["load_after"] = os.getloadavg()[0]
-            rows[key] = row
+            if wanted & set(STEPS):
+                rows[key] = row
             write_results(args.name, {"rows": list(rows.values())}, render(rows))
         if args.sync:
             key = f"sync {args.sync}"
