@@ -8,8 +8,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class BuildProgress:
     """One progress report. `stage`: read, load (the model: its first use on a machine exports
-    it for the fast backend, minutes with no count to report: `total` 0), chunk, encode, index,
-    save, done."""
+    it for the fast backend, minutes with no count to report: `total` 0), chunk, encode, tokenize
+    (BM25's tokens of each chunk), index, save, done."""
 
     stage: str
     done: int  # documents finished (encode); otherwise units of the stage

@@ -19,8 +19,10 @@ class StageBar:
     STARTS = {"load": "loading the model (its first use here exports it for the fast backend: "
                       "minutes, with no count to show; later loads take seconds)…",
               "chunk": "chunking {total:,} documents…",
-              "index": "indexing {total:,} chunks…", "save": "saving…"}
-    UNITS = {"chunk": "documents", "encode": "documents", "index": "chunks"}
+              "save": "saving…"}
+    UNITS = {"chunk": "documents", "encode": "documents", "tokenize": "chunks",
+             "index": "chunks"}
+    COUNTED = {"tokenize": "tokenize (BM25)", "index": "index (FAISS)"}  # bars of done/total
     PHASES = {"load": "loading the model (a first use exports it)"}
 
     def __init__(self) -> None:
@@ -46,7 +48,13 @@ class StageBar:
                 self.bar = tqdm(total=p.chunks_total, initial=p.chunks, desc="encode",
                                 unit="chunk", file=sys.stderr, dynamic_ncols=True)
                 self.resumed = p.resumed
-        if self.bar is not None:
+            elif p.stage in self.COUNTED and p.total:
+                self.bar = tqdm(total=p.total, desc=self.COUNTED[p.stage], unit="chunk",
+                                file=sys.stderr, dynamic_ncols=True)
+        if self.bar is not None and p.stage in self.COUNTED:
+            self.bar.n = p.done
+            self.bar.refresh()
+        elif self.bar is not None:
             if p.resumed != self.resumed:  # a shard read back from disk: not this run's speed
                 self.bar.initial += p.chunks - self.bar.n
                 self.resumed = p.resumed

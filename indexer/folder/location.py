@@ -78,15 +78,19 @@ class FolderBuild(BuildTarget):
 
     def publish(self, enc, docs, chunks, vectors, preset, chunking, bm25, report, source,
                 progress, build, staging=None) -> FolderIndex:
-        from common.lexical import tokenize
+        from common.lexical_many import lexical_texts
 
+        from ..build_progress import BuildProgress
         from ..index_encoder import encoder_fields
         from ..presets import spec_for
         from .publish import publish_folder
 
         spec = spec_for(preset, len(chunks), enc.dim)
-        rows = [(c.doc_id, c.chunk_no, c.start, c.end, " ".join(tokenize(c.encoded)))
-                for c in chunks]
+        lex = lexical_texts([c.encoded for c in chunks],
+                            lambda done, total: progress(BuildProgress("tokenize", done, total)))
+        rows = [(c.doc_id, c.chunk_no, c.start, c.end, tokens)
+                for c, tokens in zip(chunks, lex, strict=True)]
+        del lex
         stamp = store.now()
         fields = {"format": store.FORMAT, "format_version": store.FORMAT_VERSION, "version": 0,
                   "built_at": stamp, "updated_at": stamp, "encoder": encoder_fields(enc),

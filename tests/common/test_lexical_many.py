@@ -1,0 +1,21 @@
+"""`lexical_texts`: the joined tokens of each text, in order, the same in worker processes as in
+this one, with progress after each batch."""
+
+from __future__ import annotations
+
+from common import lexical_many
+from common.lexical import tokenize
+
+
+def test_worker_processes_give_what_one_process_gives_in_order(monkeypatch):
+    texts = [f"Apples and pears number {i}; 苹果{i % 7}个很好吃。" for i in range(2_500)]
+    monkeypatch.setattr(lexical_many, "POOL_MIN", 100)
+    monkeypatch.setattr(lexical_many, "BATCH", 300)
+    seen = []
+    pooled = lexical_many.lexical_texts(texts, lambda done, total: seen.append((done, total)),
+                                        workers=2)
+    assert pooled == [" ".join(tokenize(t)) for t in texts]
+    assert seen[0] == (0, 2_500) and seen[-1] == (2_500, 2_500)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and len(seen) == 10
+    assert lexical_many.lexical_texts(texts[:5], workers=2) == pooled[:5]  # too few: here
+    assert lexical_many.lexical_texts([]) == []
