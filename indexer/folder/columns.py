@@ -132,7 +132,8 @@ class Columns:
                 for name in wanted:
                     if name in meta:
                         raw[name][chunk_id] = meta[name]
-        return cls(doc, first, {n: _column(wanted[n], raw[n], size) for n in wanted})
+        columns = {n: _column(wanted[n], raw[n], size) for n in wanted}
+        return cls(doc, first, {n: c for n, c in columns.items() if c is not None})
 
 
 def _next_chunk_id(conn: sqlite3.Connection) -> int:
@@ -141,7 +142,9 @@ def _next_chunk_id(conn: sqlite3.Connection) -> int:
     return max(int(row[0]) if row else 0, (top + 1) if top is not None else 0)
 
 
-def _column(kind: str, values: dict[int, Any], size: int) -> Column:
+def _column(kind: str, values: dict[int, Any], size: int) -> Column | None:
+    """The column of one field; None where numpy cannot hold its values (an integer beyond 64
+    bits, which SQLite's matching still compares)."""
     ids = np.fromiter(values.keys(), dtype=np.int64, count=len(values))
     if kind == "str":
         words = sorted({v for v in values.values() if isinstance(v, str)})
@@ -155,6 +158,8 @@ def _column(kind: str, values: dict[int, Any], size: int) -> Column:
     keep = [(i, int(v) if isinstance(v, bool) else v)
             for i, v in zip(ids.tolist(), values.values(), strict=True)
             if isinstance(v, int | float)]
+    if any(isinstance(v, int) and not -2**63 <= v < 2**63 for _, v in keep):
+        return None
     if keep:
         at, vals = zip(*keep, strict=True)
         numbers[list(at)] = vals

@@ -18,6 +18,7 @@ import numpy as np
 import xxhash
 
 from common.home import bertscope_home
+from common.lexical_many import lexical_texts
 
 from ..build_progress import BuildProgress
 from ..errors import IndexerError
@@ -26,7 +27,7 @@ from .address import MilvusAddress
 from .connect import connect, write_lock
 from .index import MilvusIndex
 from .manifest import new_manifest, with_metadata, write_manifest
-from .rows import chunk_rows, document_rows
+from .rows import chunk_rows, document_rows, token_encoding
 from .schema import (
     create_collections,
     documents_collection,
@@ -126,10 +127,15 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
         try:
             if staging.sink is None:
                 by_id = {d.id: d for d in docs}
+                lex = lexical_texts([c.encoded for c in chunks], lambda done, total: say(
+                    BuildProgress("tokenize", done, total)))  # on every CPU
+                encoding = token_encoding(manifest)
                 for at in range(0, len(chunks), ROWS_A_REQUEST):  # rows made a batch at a time
                     say(BuildProgress("index", at, len(chunks)))
                     end = at + ROWS_A_REQUEST
-                    client.insert(name, chunk_rows(by_id, chunks[at:end], vectors[at:end]))
+                    client.insert(name, chunk_rows(by_id, chunks[at:end], vectors[at:end],
+                                                   encoding, lex[at:end]))
+                del lex
                 staging.record(os.getpid(), len(chunks), time.perf_counter() - clock)
             for at in range(0, len(docs), ROWS_A_REQUEST):
                 client.insert(names[1], document_rows(docs[at:at + ROWS_A_REQUEST]))

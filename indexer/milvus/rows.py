@@ -83,14 +83,15 @@ def unfit(doc: Document, chunks: Sequence[tuple[int, int, str]]) -> str | None:
 
 
 def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequence[Chunk],
-               vectors: np.ndarray, encoding: int = TOKEN_ENCODING) -> list[dict]:
+               vectors: np.ndarray, encoding: int = TOKEN_ENCODING,
+               lex: Sequence[str] | None = None) -> list[dict]:
     """The rows of `chunks` (their documents among `docs`: a list, or {id: Document} for a
     build that makes its rows a batch at a time); tokens written in `encoding`. A chunk row's
     metadata is its document's without the layout, with the chunk's page and section
     (`chunk_metadata`, as the folder store's hits have it): hits and filters read it as it is."""
     by_id = docs if isinstance(docs, Mapping) else {d.id: d for d in docs}
     rows = []
-    for chunk, vector in zip(chunks, vectors, strict=True):
+    for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True)):
         doc = by_id[chunk.doc_id]
         text = doc.text[chunk.start:chunk.end]
         rows.append({"chunk_id": chunk_id(doc.id, chunk.chunk_no), "doc_id": doc.id,
@@ -98,7 +99,8 @@ def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequen
                      "char_end": chunk.end,
                      "title": _fits(doc.title, TEXT_BYTES, "title", doc.id),
                      "text": _fits(text, TEXT_BYTES, "chunk text", doc.id),
-                     "tokens": _fits(token_text(chunk.encoded, encoding), TEXT_BYTES,
+                     "tokens": _fits(token_text(chunk.encoded, encoding) if lex is None
+                                     else encode_tokens(lex[i], encoding), TEXT_BYTES,
                                      "chunk tokens", doc.id),
                      "vector": vector.tolist(),
                      "metadata": chunk_metadata(doc.metadata, chunk.start)})
