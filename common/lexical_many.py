@@ -32,9 +32,11 @@ def lexical_texts(texts: Sequence[str], progress: Callable[[int, int], None] | N
             out.extend(_joined(batch))
             report(len(out), len(texts))
         return out
-    # forkserver: workers start from a clean process, not from a parent whose ONNX and
-    # OpenMP threads a fork would copy half-held
-    with multiprocessing.get_context("forkserver").Pool(workers) as pool:
+    # fork: a worker needs nothing of the caller but this module. (forkserver and spawn import
+    # the caller's main script again in every worker: an unguarded script runs its build
+    # there.) The caller's other threads (ONNX, OpenMP) do not follow into the fork, and the
+    # worker calls into none of their libraries.
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
         for joined in pool.imap(_joined, batches):
             out.extend(joined)
             report(len(out), len(texts))

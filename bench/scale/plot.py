@@ -6,7 +6,8 @@ from pathlib import Path
 
 from .render import value_at
 
-COSTS = [("build s", ("build", "seconds")), ("build peak RSS MB", ("build", "peak_rss_mb")),
+COSTS = [("build s", ("build", "seconds")),
+         ("build peak memory MB (tree PSS)", ("build", "peak_mb")),
          ("disk MB", ("build", "disk_mb")), ("open s", ("probe", "open_s")),
          ("RSS after open MB", ("probe", "rss_after_open_mb")),
          ("dense p50 ms", ("probe", "search", "dense", "p50_ms")),

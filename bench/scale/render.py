@@ -37,7 +37,8 @@ def _lat(row: dict, name: str) -> str:
     return "-" if s is None else f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f}"
 
 
-BUILD = [("build s", ("build", "seconds")), ("build peak RSS MB", ("build", "peak_rss_mb")),
+BUILD = [("build s", ("build", "seconds")),
+         ("build peak memory MB (tree PSS)", ("build", "peak_mb")),
          ("disk MB", ("build", "disk_mb")), ("open s", ("probe", "open_s")),
          ("RSS after open MB", ("probe", "rss_after_open_mb")),
          ("RSS after searches MB", ("probe", "rss_after_search_mb")),

@@ -1,5 +1,6 @@
-"""Peak memory of a command and everything it starts (milvus-lite serves from a child process):
-its process tree's summed RSS, sampled every `every` seconds while it runs."""
+"""Peak memory of a command and everything it starts (milvus-lite serves from a child process;
+a build tokenizes in worker processes): its process tree's summed PSS, sampled every `every`
+seconds while it runs."""
 
 from __future__ import annotations
 
@@ -14,16 +15,22 @@ import psutil
 @dataclass
 class Measured:
     seconds: float
-    peak_rss_mb: float
+    peak_mb: float
     code: int
     tail: str  # the last lines it printed
 
 
 def tree_rss(proc: psutil.Process) -> int:
+    """Bytes of memory the process tree holds: each process's PSS (its private pages plus its
+    share of pages it shares), so a forked worker's copy-on-write view of its parent is not
+    counted twice, as summed RSS would (RSS where PSS cannot be read)."""
     total = 0
     for p in [proc, *proc.children(recursive=True)]:
         try:
-            total += p.memory_info().rss
+            try:
+                total += p.memory_full_info().pss
+            except (psutil.AccessDenied, AttributeError):
+                total += p.memory_info().rss
         except psutil.Error:
             pass
     return total
@@ -31,7 +38,7 @@ def tree_rss(proc: psutil.Process) -> int:
 
 def run_measured(argv: list[str], *, env: dict | None = None, every: float = 0.2,
                  timeout: float = 6 * 3600) -> Measured:
-    """Run `argv`, return its wall time, peak tree RSS and exit code."""
+    """Run `argv`, return its wall time, peak tree memory (PSS) and exit code."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)

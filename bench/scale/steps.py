@@ -1,4 +1,4 @@
-"""The scale bench's steps for one (size, setup): build through the CLI (wall time, peak RSS of
+"""The scale bench's steps for one (size, setup): build through the CLI (wall time, peak memory of
 the process tree, size on disk), then the probe in a fresh process, the service beside
 in-process, and the app's pages, each in its own process so that one's memory never counts in
 another's."""
@@ -68,7 +68,7 @@ def disk_mb(path: Path) -> float:
 
 
 def build(setup: Setup, data: ScaleCorpus, home: Path, n: int) -> dict:
-    """`python -m indexer build --vectors` into a fresh place; wall seconds, peak RSS, MB."""
+    """`python -m indexer build --vectors` into a fresh place: seconds, peak memory, MB."""
     place = setup.files(home, n)
     if place.exists():
         shutil.rmtree(place) if place.is_dir() else place.unlink()
@@ -83,8 +83,8 @@ def build(setup: Setup, data: ScaleCorpus, home: Path, n: int) -> dict:
     done = run_measured(argv, env=env())
     if done.code != 0:
         return {"error": redact(done.tail), "seconds": round(done.seconds, 1),
-                "peak_rss_mb": round(done.peak_rss_mb)}
-    return {"seconds": round(done.seconds, 1), "peak_rss_mb": round(done.peak_rss_mb),
+                "peak_mb": round(done.peak_mb)}
+    return {"seconds": round(done.seconds, 1), "peak_mb": round(done.peak_mb),
             "disk_mb": round(disk_mb(place), 1)}
 
 
@@ -101,7 +101,7 @@ def probe(setup: Setup, data: ScaleCorpus, home: Path, n: int, skip: str = "") -
     done = run_measured(argv, env=env())
     if done.code != 0:
         return {"error": redact(done.tail)}
-    return {**json.loads(out.read_text()), "probe_peak_rss_mb": round(done.peak_rss_mb)}
+    return {**json.loads(out.read_text()), "probe_peak_mb": round(done.peak_mb)}
 
 
 def in_process(module: str, *args: str) -> dict:

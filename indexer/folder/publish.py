@@ -28,10 +28,11 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
                    chunks: Sequence[ChunkRow], vectors, spec: Spec, fields: dict,
                    bm25: Bm25Params, progress: Callable[[BuildProgress], None],
                    build: dict, encoder=None) -> FolderIndex:
-    """`docs` with their chunk rows (chunk ids are their positions) and `vectors` (an array, or
-    the Ray build's `ShardedVectors`) published as the next version of `out`, which must still
-    be at `base`. `fields` are the manifest's own (encoder, chunking, source, ...); `build`
-    (engine, workers, seconds per stage) goes into it with the seconds this takes."""
+    """`docs` with their chunk rows (chunk ids are their positions; a list of them is emptied
+    once they are stored) and `vectors` (rows, an array, or the Ray build's `ShardedVectors`)
+    published as the next version of `out`, which must still be at `base`. `fields` are the
+    manifest's own (encoder, chunking, source, ...); `build` (engine, workers, seconds per
+    stage) goes into it with the seconds this takes."""
     clock = time.perf_counter()
     progress(BuildProgress("index", 0, len(chunks)))
     ids = np.arange(len(chunks), dtype=np.int64)
@@ -45,29 +46,30 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         add_rows(index, VectorRows([vectors.array()]) if sharded else as_rows(vectors), ids,
                  lambda done: progress(BuildProgress("index", done, len(chunks))))
         write_vectors = partial(store.write_vectors, index)
+        del index  # written to the staging folder below, then let go: BM25 is built meanwhile
     progress(BuildProgress("index", len(chunks), len(chunks)))
     stages = build["stages"]
     stages["index_s"] = time.perf_counter() - clock
     clock = time.perf_counter()
 
     progress(BuildProgress("save", 0, 1))
-    lexical = LexicalIndex.build(ids, (lex.split(" ") if lex else [] for *_, lex in chunks),
-                                 bm25)
     staging = store.Staging(out)
     try:
+        write_vectors(staging.file("faiss"))
+        del write_vectors  # at 1M chunks an HNSW index is 1.8 GB: read back once all is written
         conn = db.open_writable(staging.file("sqlite"))
         with db.transaction(conn):
             db.insert_documents(conn, docs)
             db.insert_chunks(conn, ((i, *c) for i, c in enumerate(chunks)))
             db.set_next_chunk_id(conn, len(chunks))
+        if isinstance(chunks, list):
+            chunks.clear()  # the rows' tokens are in SQLite now: BM25 streams them from there
+        LexicalIndex.from_rows(db.iter_lexical_rows(conn), bm25).save(staging.file("bm25"))
         fields = {**fields, "preset": spec.preset, "faiss_spec": spec.factory,
                   "knobs": spec.knobs, "bm25": bm25.to_dict(), "counts": db.counts(conn),
                   "metadata_fields": db.field_types(conn)}
-        columns = Columns.build(conn, fields["metadata_fields"])
-        columns.save(staging.file("fields"))
+        Columns.build(conn, fields["metadata_fields"]).save(staging.file("fields"))
         conn.close()
-        index = write_vectors(staging.file("faiss"))
-        lexical.save(staging.file("bm25"))
         stages["write_s"] = time.perf_counter() - clock
         if sharded:
             stages.update(vectors.stages)
@@ -81,6 +83,5 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
     except BaseException:
         staging.discard()
         raise
-    sqlite = out / manifest["files"]["sqlite"]["path"]
-    return FolderIndex(store.Version(out, manifest, token, index, db.open_readonly(sqlite),
-                                     lexical, columns), encoder=encoder)
+    # what was just written, read back as any reader reads it (checksums were just made)
+    return FolderIndex.open_folder(out, encoder=encoder, verify=False)
