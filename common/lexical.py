@@ -239,9 +239,12 @@ class LexicalIndex:
             self.retriever.save(str(folder), show_progress=False)
 
     @classmethod
-    def load(cls, folder: Path) -> LexicalIndex:
+    def load(cls, folder: Path, *, mapped: bool = False) -> LexicalIndex:
+        """A saved index; `mapped`: its arrays mapped from the files (read as queries touch
+        them), which searching never changes."""
         bm25s = _bm25s()
-        ids = np.load(folder / "ids.npy", allow_pickle=False)
+        ids = np.load(folder / "ids.npy", allow_pickle=False, mmap_mode="r" if mapped else None)
         if not len(ids):
-            return cls(bm25s.BM25(), ids)
-        return cls(bm25s.BM25.load(str(folder), show_progress=False, allow_pickle=False), ids)
+            return cls(bm25s.BM25(), np.asarray(ids))
+        return cls(bm25s.BM25.load(str(folder), show_progress=False, allow_pickle=False,
+                                   mmap=mapped), np.asarray(ids))

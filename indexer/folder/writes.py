@@ -33,7 +33,8 @@ class FolderWrites:
     def _writable(self) -> WorkingCopy:
         """Copy-on-write: the first change copies the published store into a private file."""
         if self._work is None:
-            self._work = WorkingCopy(self.location, self._version.conn, self._version.vectors,
+            self._work = WorkingCopy(self.location, self._version.conn,
+                                     store.owned_copy(self._version.vectors),
                                      self.spec, self.manifest["dim"], self.field_types())
             self._values.clear()  # values kept from the published version no longer hold
         self._changed()

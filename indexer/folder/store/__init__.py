@@ -19,7 +19,7 @@ leaves the old version current. Indexes from before version folders (`vectors-<v
 from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, now, read_manifest
 from .publishing import BUILD, Private, Staging, StaleBase, publish, remove_private
 from .target import check_target
-from .vectors import read_vectors, write_vectors
+from .vectors import owned_copy, read_vectors, write_vectors
 from .version import Version, open_version
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "now",
     "open_version",
     "publish",
+    "owned_copy",
     "read_vectors",
     "read_manifest",
     "remove_private",

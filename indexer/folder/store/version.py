@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import faiss
@@ -91,8 +92,8 @@ def _load(folder: Path, manifest: dict, verify: bool):
     for role, path in paths.items():
         check_file(folder, role, path, files[role], verify)
     conn = _read(folder, "sqlite", paths["sqlite"], db.open_readonly)
-    vectors = _read(folder, "faiss", paths["faiss"], read_vectors)
-    lexical = _read(folder, "bm25", paths["bm25"], LexicalIndex.load)
+    vectors = _read(folder, "faiss", paths["faiss"], partial(read_vectors, mapped=True))
+    lexical = _read(folder, "bm25", paths["bm25"], partial(LexicalIndex.load, mapped=True))
     columns = _read(folder, "fields", paths["fields"], Columns.load) if "fields" in paths \
         else None
     return vectors, conn, lexical, columns
