@@ -24,6 +24,7 @@ from .folder import store
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
 from .location import locate
+from .private import BUILD, remove_private
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
 from .validation import (
     check_build_args,
@@ -160,7 +161,7 @@ def build_index(
                 shutil.rmtree(work_root, ignore_errors=True)  # nothing of this build to keep
         raise
     work.release()
-    store.remove_private(work_root, store.BUILD)
+    remove_private(work_root, BUILD)
     target.finished()
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built

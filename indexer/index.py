@@ -26,10 +26,10 @@ from .chunking import Chunk, ChunkingConfig, chunk_documents, chunk_input
 from .documents import Document, Hit
 from .embedding import embed_passages
 from .filters import unknown_field
-from .folder.search import MODES
 from .fusion import DEFAULT_FUSION, RRF_K
 from .index_encoder import check_fits, index_backend, load_index_encoder
 from .presets import Spec
+from .search_args import MODES
 from .stats import IndexStats, stats_of
 from .stored import StoredBatch
 from .validation import check_doc_id, check_documents, check_positive_int

@@ -18,7 +18,6 @@ from common.lexical import Bm25Params, LexicalIndex
 from ..documents import Document
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
-from ..stats import row_counts
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_positive_int
 from . import db, store
@@ -128,3 +127,13 @@ class FolderIndex(FolderWrites, SemanticIndex):
             self._values[key] = db.field_values(self.conn, name, limit)
         values = self._values[key]
         return list(values) if values is not None else None
+
+
+def row_counts(manifest: dict, conn, *, working: bool) -> dict[str, int]:
+    """Rows per table. A published version is immutable and its manifest carries its counts, so
+    searches need not `count(*)` over SQLite (16-18 ms at 1M rows, bench/results/search_latency.md);
+    a working copy, or a manifest without them, is counted."""
+    published = manifest.get("counts") or {}
+    if not working and {"documents", "chunks", "tombstones"} <= published.keys():
+        return dict(published)
+    return db.counts(conn)

@@ -12,6 +12,7 @@ from common import check_path
 
 from ..errors import IndexerError
 from ..location import BuildTarget, IndexLocation, Progress, StoredReader
+from ..manifest import FORMAT, FORMAT_VERSION, now
 from . import store
 from .index import FolderIndex
 
@@ -87,8 +88,8 @@ class FolderBuild(BuildTarget):
         spec = spec_for(preset, len(chunks), enc.dim)
         rows = [(c.doc_id, c.chunk_no, c.start, c.end, " ".join(tokenize(c.encoded)))
                 for c in chunks]
-        stamp = store.now()
-        fields = {"format": store.FORMAT, "format_version": store.FORMAT_VERSION, "version": 0,
+        stamp = now()
+        fields = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": 0,
                   "built_at": stamp, "updated_at": stamp, "encoder": encoder_fields(enc),
                   "dim": enc.dim, "metric": "cosine", "normalized": True,
                   "chunking": chunking.to_dict(), "source": source, "rows": report.rows,

@@ -23,9 +23,9 @@ from typing import Any
 from common.lexical import Bm25Params
 
 from ..documents import Document
-from ..folder.store import now
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
+from ..manifest import now
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_field_kinds
 from .address import MilvusAddress, parse_address
