@@ -67,18 +67,16 @@ from .errors import (
     IndexerError,
     QueryError,
 )
-from .folder import FolderIndex
 from .fusion import FUSIONS, fuse, rrf
-from .index import MODES, SemanticIndex, open_index
-from .location import IndexLocation, locate
+from .index import MODES, SemanticIndex
+from .location import IndexLocation
 from .migrate import MigrationReport, migrate
-from .milvus import MilvusIndex
 from .movement import Movement, rank_movements
 from .presets import PRESETS
 from .rebuild import rebuild_index
 from .stats import IndexStats
 from .stored import StoredBatch
-from .stores import FoundIndex, find_indexes
+from .stores import FolderIndex, FoundIndex, MilvusIndex, find_indexes, locate, open_index
 from .sync import SyncReport, sync_folder
 
 __all__ = [

@@ -23,9 +23,9 @@ from .errors import CorpusError
 from .folder import store
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
-from .location import locate
 from .private import BUILD, remove_private
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
+from .stores import locate
 from .validation import (
     check_build_args,
     check_document_list,

@@ -1,8 +1,9 @@
-"""Where an index lives, read once: `locate(target)` turns a folder path, a `milvus://` address or
-a `NAME.milvus` pointer file into an `IndexLocation` of its store (`indexer.folder.location`,
-`indexer.milvus.location`). Everything that differs between the stores goes through it: opening,
-reading the manifest without opening, telling a new version, building into it, copying into it.
-Callers (build, rebuild, migrate, the app, the service) never ask which store it is."""
+"""The location contract: where an index lives, read once. `IndexLocation` is what differs between
+the stores beyond an opened index: opening, reading the manifest without opening, telling a new
+version, building into it, copying into it, and which addresses are its own. Each store has one
+(`indexer.folder.FolderLocation`, `indexer.milvus.MilvusLocation`); the door, `indexer.stores`,
+names them and turns a target into one (`locate`). Callers (build, rebuild, migrate, the app, the
+service) never ask which store it is."""
 
 from __future__ import annotations
 
@@ -39,7 +40,47 @@ class BuildTarget(ABC):
 
 
 class IndexLocation(ABC):
+    """One store's places. A store claims its own addresses: those in its `scheme`, and files
+    `NAME<pointer_suffix>` holding one (how an index root lists it beside folders); the store
+    without either (the folder store) takes every other path (`indexer.stores.locate`)."""
+
     kind: ClassVar[str]  # "folder" | "milvus", for messages and `/v1/indexes`
+    scheme: ClassVar[str | None] = None  # its addresses' prefix, any case ("milvus:")
+    pointer_suffix: ClassVar[str | None] = None  # a file NAME<suffix> holds one of its addresses
+    # a search of an opened index runs in this process without waiting on another (a server)
+    searches_in_process: ClassVar[bool] = True
+
+    @classmethod
+    def names(cls, target: object) -> bool:
+        """True when `target` is written as one of this store's addresses (a mistyped one
+        too: `claim` refuses it in words), or is a pointer file of this store's."""
+        if cls.scheme is not None and not isinstance(target, Path) and \
+                str(target).lower().startswith(cls.scheme):
+            return True
+        return cls.pointer_suffix is not None and isinstance(target, (str, Path)) and \
+            Path(target).suffix == cls.pointer_suffix and Path(target).is_file()
+
+    @classmethod
+    @abstractmethod
+    def claim(cls, target: str | Path, role: str = "index path") -> IndexLocation:
+        """The location `target` names: one `names` accepted (or, for the store that takes
+        what no other names, any path). `role` names the argument in errors."""
+
+    @classmethod
+    def entry(cls, path: Path) -> Path | None:
+        """Where `path`, an entry of a folder being searched for indexes, holds one of this
+        store's, the path its name is read from (a pointer's, without its suffix); else None."""
+        if cls.pointer_suffix is not None and path.suffix == cls.pointer_suffix \
+                and path.is_file():
+            return path.with_suffix("")
+        return None
+
+    @classmethod
+    def entry_named(cls, base: Path) -> Path:
+        """The entry an index of this store named `base` would be (`entry`'s inverse)."""
+        if cls.pointer_suffix is None:
+            return base
+        return base.with_name(base.name + cls.pointer_suffix)
 
     @abstractmethod
     def __str__(self) -> str:
@@ -105,27 +146,3 @@ class StoredReader(Protocol):
     def counts(self) -> dict[str, int]: ...
 
     def stored(self, doc_ids: Sequence[str]) -> StoredBatch: ...
-
-
-def locate(target: str | Path | IndexLocation, *, role: str = "index path") -> IndexLocation:
-    """The location `target` names: a `milvus://` address or a `NAME.milvus` file holding one
-    (Milvus), else a folder path. `role` names the argument in errors."""
-    if isinstance(target, IndexLocation):
-        return target
-    from .milvus.address import EXAMPLE, milvus_target
-
-    if isinstance(target, str) and target.lower().startswith("milvus:") \
-            and not target.startswith("milvus://"):
-        from .errors import IndexerError
-
-        raise IndexerError(f"{role} {target[:80]!r} looks like a Milvus address without its "
-                           f"'//': write milvus://…, e.g. {EXAMPLE}")
-    address = milvus_target(target)
-    if address is not None:
-        from .milvus.location import MilvusLocation
-
-        pointer = Path(target) if not str(target).startswith("milvus://") else None
-        return MilvusLocation(address, pointer)
-    from .folder.location import FolderLocation
-
-    return FolderLocation.of(target, role)

@@ -1,6 +1,6 @@
 """`FolderIndex`: the folder store's `SemanticIndex` (FAISS + SQLite + BM25 files in a folder,
-`indexer.store`). Open a version, search it (`indexer.search.Searcher`), change a private copy
-(`indexer.changes.WorkingCopy`) and publish it as the next version with `save()`, re-applying
+`store/`). Open a version, search it (`search.Searcher`), change a private copy
+(`changes.WorkingCopy`) and publish it as the next version with `save()`, re-applying
 the changes on top when another writer published first (`writes.FolderWrites`)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""`FolderLocation`: an index folder, as `indexer.locate` reads it: open it, read its manifest,
-tell a new version (the manifest file is replaced whole by each publish), build into it, copy
-into it."""
+"""`FolderLocation`: an index folder, as the door (`indexer.stores.locate`) reads it: open it, read
+its manifest, tell a new version (the manifest file is replaced whole by each publish), build
+into it, copy into it. The folder store takes every path no other store claims."""
 
 from __future__ import annotations
 
@@ -24,8 +24,13 @@ class FolderLocation(IndexLocation):
         self.path = path
 
     @classmethod
-    def of(cls, target, role: str = "index path") -> FolderLocation:
+    def claim(cls, target, role: str = "index path") -> FolderLocation:
         return cls(check_path(target, role, "an index folder path or a milvus:// address"))
+
+    @classmethod
+    def entry(cls, path: Path) -> Path | None:
+        """An index folder: a folder holding a manifest (a damaged index too)."""
+        return path if (path / store.MANIFEST).is_file() else None
 
     def __str__(self) -> str:
         return str(self.path)

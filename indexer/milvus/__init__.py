@@ -1,7 +1,7 @@
 """The Milvus store: the index contract (`indexer.SemanticIndex`) on milvus-lite (embedded, a
 `.db` file) or a Milvus server / cluster by URI. Address: `milvus://<.db path or host:port>?
 collection=NAME` (`address.py`). See index.py for what runs in Milvus and what differs from a
-folder index; location.py for how `indexer.locate` builds, copies and opens here.
+folder index; location.py for how the door (`indexer.stores`) builds, copies and opens here.
 
     SemanticIndex.open(address, *, encoder=None, backend=None) -> MilvusIndex
     indexer.build_index(corpus, address, ...)  # builds into Milvus (publish_milvus; on Ray,

@@ -1,6 +1,7 @@
-"""`MilvusLocation`: a Milvus index (a collection pair at a `milvus://` address), as
-`indexer.locate` reads it: open it, read its manifest, tell a new version (the manifest's
-version and build time, read from the collection's properties), build into it, copy into it."""
+"""`MilvusLocation`: a Milvus index (a collection pair at a `milvus://` address), as the door
+(`indexer.stores.locate`) reads it: open it, read its manifest, tell a new version (the
+manifest's version and build time, read from the collection's properties), build into it, copy
+into it. Its addresses are `milvus://…` and the `NAME.milvus` files holding one."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ import numpy as np
 
 from ..errors import IndexerError
 from ..location import BuildTarget, IndexLocation, Progress, StoredReader
-from .address import MilvusAddress, parse_address
+from .address import (
+    EXAMPLE,
+    POINTER_SUFFIX,
+    SCHEME,
+    MilvusAddress,
+    is_milvus,
+    milvus_target,
+    parse_address,
+)
 from .connect import connect
 from .index import MilvusIndex
 from .manifest import read_manifest
@@ -25,10 +34,25 @@ _clients_lock = threading.Lock()
 
 class MilvusLocation(IndexLocation):
     kind = "milvus"
+    scheme = "milvus:"
+    pointer_suffix = POINTER_SUFFIX
+    searches_in_process = False  # a search waits on milvus-lite's or a server's process
 
     def __init__(self, address: str | MilvusAddress, pointer: Path | None = None) -> None:
         self.address = parse_address(address)
         self.pointer = pointer  # the `NAME.milvus` file that named it, if one did
+
+    @classmethod
+    def claim(cls, target, role: str = "index path") -> MilvusLocation:
+        """A `milvus://` address, or a `NAME.milvus` file holding one."""
+        if isinstance(target, str) and not target.startswith(SCHEME) \
+                and target.lower().startswith(cls.scheme):
+            raise IndexerError(f"{role} {target[:80]!r} looks like a Milvus address without its "
+                               f"'//': write milvus://…, e.g. {EXAMPLE}")
+        address = milvus_target(target)
+        if address is None:  # a pointer that went away since the door saw it
+            raise IndexerError(f"{role} {target}: no Milvus address there ({EXAMPLE})")
+        return cls(address, None if is_milvus(target) else Path(target))
 
     def __str__(self) -> str:
         return str(self.address)
