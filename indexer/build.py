@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -20,10 +19,8 @@ from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .disk_full import disk_full_said
 from .documents import Document
 from .errors import CorpusError
-from .folder import store
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
-from .private import BUILD, remove_private
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
 from .stores import locate
 from .validation import (
@@ -109,7 +106,6 @@ def build_index(
         enc = model
     docs = report.documents
     work_root = target.work
-    new_folder = not work_root.exists()
     staging = None  # where Ray's workers write their rows, if the store takes them so
     build_notes: dict = {}
     if engine == "ray":
@@ -157,11 +153,9 @@ def build_index(
             work.release()  # kept for a re-run until a build publishes
         else:
             work.discard()
-            if new_folder and not (work_root / store.MANIFEST).exists():
-                shutil.rmtree(work_root, ignore_errors=True)  # nothing of this build to keep
+            target.abandoned()  # nothing of this build to keep
         raise
     work.release()
-    remove_private(work_root, BUILD)
     target.finished()
     report_progress(BuildProgress("done", len(docs), len(docs)))
     return built

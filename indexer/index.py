@@ -117,6 +117,12 @@ class SemanticIndex(ABC):
     def counts(self) -> dict[str, int]:
         """{"documents", "chunks", "tombstones"} as readers see them now."""
 
+    @abstractmethod
+    def storage(self) -> tuple[str, str]:
+        """Where and how large this index is kept, as a UI shows it: (label, value), e.g.
+        ("Size on disk", "12.3 MB"), or ("Stored in", "Milvus") where the size is the
+        server's to know."""
+
     def __len__(self) -> int:
         return self.counts()["documents"]
 

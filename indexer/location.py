@@ -7,10 +7,13 @@ service) never ask which store it is."""
 
 from __future__ import annotations
 
+import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol
+
+from .private import BUILD, remove_private
 
 if TYPE_CHECKING:
     from .index import SemanticIndex
@@ -23,7 +26,9 @@ class BuildTarget(ABC):
     """A build's way into one location, opened before the corpus is read (a bad target fails
     first). The build encodes into shard folders under `work`, then `publish`es."""
 
-    work: Path  # where the build keeps its resumable shards until it publishes
+    def __init__(self, work: Path) -> None:
+        self.work = work  # where the build keeps its resumable shards until it publishes
+        self.new = not work.exists()  # made by this build: a failed one leaves no trace of it
 
     def ray_staging(self, dim: int, bm25: dict, ray_address: str | None, shards: Path):
         """Where Ray's workers write their chunk rows as they encode (None: the driver publishes
@@ -35,8 +40,20 @@ class BuildTarget(ABC):
                 source: str, progress, build: dict, staging=None) -> SemanticIndex:
         """The built index published at this location (replacing what was there), opened."""
 
-    def finished(self) -> None:  # noqa: B027 - a store with nothing to drop keeps this
-        """After a successful publish: drop what only the build needed."""
+    def finished(self) -> None:
+        """After a successful publish: drop what only the build needed (the shards of this
+        build and of others that no live writer holds)."""
+        remove_private(self.work, BUILD)
+
+    def abandoned(self) -> None:
+        """After a failed build that kept no shards: remove the work folder it made, unless an
+        index lives there (`holds_index`)."""
+        if self.new and not self.holds_index():
+            shutil.rmtree(self.work, ignore_errors=True)
+
+    def holds_index(self) -> bool:
+        """True when `work` holds an index itself (a folder index's own folder)."""
+        return False
 
 
 class IndexLocation(ABC):
@@ -49,6 +66,14 @@ class IndexLocation(ABC):
     pointer_suffix: ClassVar[str | None] = None  # a file NAME<suffix> holds one of its addresses
     # a search of an opened index runs in this process without waiting on another (a server)
     searches_in_process: ClassVar[bool] = True
+    # `build --store KIND`'s flags naming a place of this store: {flag: (metavar, help)}; a
+    # store without them is named by `--out`
+    flags: ClassVar[dict[str, tuple[str, str]]] = {}
+
+    @classmethod
+    def from_flags(cls, values: dict[str, str]) -> IndexLocation:
+        """The location `flags` name, each given (`IndexerError` naming what is wrong)."""
+        raise NotImplementedError(f"the {cls.kind} store is named by --out, not by flags")
 
     @classmethod
     def names(cls, target: object) -> bool:

@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer import DiskFullError, IndexLocation, SemanticIndex, find_indexes, locate
+from indexer import DiskFullError, IndexLocation, SemanticIndex, find_indexes
 from indexer.disk_full import free_space
+from indexer.stores import index_named
 
 from .encoders import Encoders
 from .errors import ApiError
@@ -54,10 +55,7 @@ class Indexes:
         if not isinstance(name, str) or not NAME.fullmatch(name) or ".." in name:
             raise ApiError(400, f"invalid index name {name[:80]!r}: a name is letters, digits, "
                            "'.', '_' and '-' (at most 128, no '..'), one folder under the root")
-        folder = self.root / name
-        if folder.is_dir() and (folder / "manifest.json").is_file():
-            return locate(folder)
-        found = self._found().get(name)
+        found = index_named(self.root, name) or self._found().get(name)
         if found is None:
             names = ", ".join(self.names()) or "none (build one with `python -m indexer build`)"
             raise ApiError(404, f"no index {name!r}; indexes: {names}")
@@ -94,11 +92,12 @@ class Indexes:
         return entry.index
 
     def open_now(self, name: str) -> bool:
-        """Whether a search of folder index `name` needs nothing opened first: its current
-        version is open here (a Milvus index: never, its search waits on the network)."""
+        """Whether a search of index `name` needs nothing opened or waited for: its current
+        version is open here and searches in this process (a Milvus index's waits on Milvus's:
+        `IndexLocation.searches_in_process`)."""
         where = self.location(name)
         entry = self._open.get(name)
-        return entry is not None and where.kind == "folder" and \
+        return entry is not None and where.searches_in_process and \
             entry.stamp == self._stamp(name, where)
 
     def fresh(self, name: str) -> SemanticIndex:

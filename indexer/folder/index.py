@@ -79,6 +79,10 @@ class FolderIndex(FolderWrites, SemanticIndex):
     def counts(self) -> dict[str, int]:
         return row_counts(self.manifest, self.conn, working=self._work is not None)
 
+    def storage(self) -> tuple[str, str]:
+        size = sum(e["bytes"] for e in self.manifest["files"].values())  # the current version
+        return "Size on disk", f"{size / 2**20:,.1f} MB"
+
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         return db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
 

@@ -79,8 +79,11 @@ class FolderBuild(BuildTarget):
     """A build into a folder: its shards in a private folder of the index folder itself."""
 
     def __init__(self, path: Path, base: str | None) -> None:
-        self.work = path
+        super().__init__(path)
         self.base = base  # what the build replaces: it publishes only while the folder has it
+
+    def holds_index(self) -> bool:
+        return (self.work / store.MANIFEST).exists()
 
     def publish(self, enc, docs, chunks, vectors, preset, chunking, bm25, report, source,
                 progress, build, staging=None) -> FolderIndex:

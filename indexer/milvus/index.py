@@ -77,6 +77,9 @@ class MilvusIndex(SemanticIndex):
     def counts(self) -> dict[str, int]:
         return {**self._rows.counts(), "tombstones": 0}
 
+    def storage(self) -> tuple[str, str]:
+        return "Stored in", "Milvus"  # its size is Milvus's to know
+
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         ids = list(dict.fromkeys(check_doc_ids(doc_ids)))
         return documents_of(self._rows.document_rows(ids, DOCUMENT_FIELDS))

@@ -20,6 +20,7 @@ from .address import (
     SCHEME,
     MilvusAddress,
     is_milvus,
+    milvus_address,
     milvus_target,
     parse_address,
 )
@@ -37,6 +38,9 @@ class MilvusLocation(IndexLocation):
     scheme = "milvus:"
     pointer_suffix = POINTER_SUFFIX
     searches_in_process = False  # a search waits on milvus-lite's or a server's process
+    flags = {"--milvus-uri": ("URI", "--store milvus: a .db file (milvus-lite, embedded) or "
+                                     "http://HOST:19530 (a Milvus server or cluster)"),
+             "--collection": ("NAME", "--store milvus: the collection's name")}
 
     def __init__(self, address: str | MilvusAddress, pointer: Path | None = None) -> None:
         self.address = parse_address(address)
@@ -53,6 +57,10 @@ class MilvusLocation(IndexLocation):
         if address is None:  # a pointer that went away since the door saw it
             raise IndexerError(f"{role} {target}: no Milvus address there ({EXAMPLE})")
         return cls(address, None if is_milvus(target) else Path(target))
+
+    @classmethod
+    def from_flags(cls, values: dict[str, str]) -> MilvusLocation:
+        return cls(milvus_address(values["--milvus-uri"], values["--collection"]))
 
     def __str__(self) -> str:
         return str(self.address)
@@ -110,8 +118,8 @@ class MilvusBuild(BuildTarget):
     def __init__(self, address: MilvusAddress) -> None:
         from .build import work_folder
 
+        super().__init__(work_folder(address))
         self.address = address
-        self.work = work_folder(address)
         self.work.parent.mkdir(parents=True, exist_ok=True)
 
     def ray_staging(self, dim: int, bm25: dict, ray_address: str | None, shards: Path):
@@ -131,4 +139,5 @@ class MilvusBuild(BuildTarget):
                               report, source, progress, build, staging)
 
     def finished(self) -> None:
+        super().finished()
         shutil.rmtree(self.work, ignore_errors=True)  # the work folder: the index is in Milvus
