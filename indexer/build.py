@@ -21,6 +21,7 @@ from .documents import Document
 from .errors import CorpusError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
+from .location import Built
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
 from .stores import locate
 from .validation import (
@@ -143,8 +144,8 @@ def build_index(
             stages.update(ray_stages, encode_s=time.perf_counter() - clock)
             build = {"engine": engine, "workers": vectors.workers if engine == "ray" else 1,
                      "stages": stages, **build_notes}
-            built = target.publish(enc, docs, chunks, vectors, preset, chunking, bm25, report,
-                                   source, report_progress, build, staging)
+            index = target.publish(Built(enc, docs, chunks, vectors, preset, chunking, bm25,
+                                         report, source, build, staging), report_progress)
     except BaseException:
         if staging is not None:
             with contextlib.suppress(Exception):  # the store may be what failed
@@ -158,7 +159,7 @@ def build_index(
     work.release()
     target.finished()
     report_progress(BuildProgress("done", len(docs), len(docs)))
-    return built
+    return index
 
 
 def _kept_chunking(enc, chunks) -> dict:

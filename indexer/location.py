@@ -10,16 +10,42 @@ from __future__ import annotations
 import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .private import BUILD, remove_private
 
 if TYPE_CHECKING:
+    from common.lexical import Bm25Params
+    from encoder import Encoder
+
+    from .build_progress import BuildProgress
+    from .chunking import Chunk, ChunkingConfig
+    from .corpus import CorpusReport
+    from .documents import Document
     from .index import SemanticIndex
     from .stored import StoredBatch
 
 Progress = Callable[[int, int], None]  # (documents copied, documents in all)
+
+
+@dataclass
+class Built:
+    """What a build hands its target to publish (`BuildTarget.publish`): the corpus read, its
+    chunks and their vectors, and the settings every later version keeps."""
+
+    encoder: Encoder  # what made the vectors (name, fingerprint, backend go in the manifest)
+    docs: list[Document]
+    chunks: list[Chunk]
+    vectors: Any  # (chunks, dim) float32 rows, or the Ray build's `ShardedVectors`
+    preset: str  # as asked ("auto" included): the store picks its index by the chunk count
+    chunking: ChunkingConfig
+    bm25: Bm25Params
+    report: CorpusReport  # rows read, duplicates and skipped rows, for the manifest
+    source: str  # what the corpus was, for the manifest
+    build: dict  # the manifest's `build`: engine, workers, seconds per stage
+    staging: Any = None  # where Ray's workers wrote the rows (`BuildTarget.ray_staging`)
 
 
 class BuildTarget(ABC):
@@ -36,9 +62,10 @@ class BuildTarget(ABC):
         return None
 
     @abstractmethod
-    def publish(self, enc, docs, chunks, vectors, preset: str, chunking, bm25, report,
-                source: str, progress, build: dict, staging=None) -> SemanticIndex:
-        """The built index published at this location (replacing what was there), opened."""
+    def publish(self, built: Built, progress: Callable[[BuildProgress], None]
+                ) -> SemanticIndex:
+        """The built index published at this location (replacing what was there), opened;
+        `progress` hears its index and save stages."""
 
     def finished(self) -> None:
         """After a successful publish: drop what only the build needed (the shards of this

@@ -11,7 +11,7 @@ from pathlib import Path
 from common import check_path
 
 from ..errors import IndexerError
-from ..location import BuildTarget, IndexLocation, Progress, StoredReader
+from ..location import BuildTarget, Built, IndexLocation, Progress, StoredReader
 from ..manifest import FORMAT, FORMAT_VERSION, now
 from . import store
 from .index import FolderIndex
@@ -85,23 +85,23 @@ class FolderBuild(BuildTarget):
     def holds_index(self) -> bool:
         return (self.work / store.MANIFEST).exists()
 
-    def publish(self, enc, docs, chunks, vectors, preset, chunking, bm25, report, source,
-                progress, build, staging=None) -> FolderIndex:
+    def publish(self, built: Built, progress) -> FolderIndex:
         from common.lexical import tokenize
 
         from ..index_encoder import encoder_fields
         from ..presets import spec_for
         from .publish import publish_folder
 
-        spec = spec_for(preset, len(chunks), enc.dim)
+        enc, report = built.encoder, built.report
+        spec = spec_for(built.preset, len(built.chunks), enc.dim)
         rows = [(c.doc_id, c.chunk_no, c.start, c.end, " ".join(tokenize(c.encoded)))
-                for c in chunks]
+                for c in built.chunks]
         stamp = now()
         fields = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": 0,
                   "built_at": stamp, "updated_at": stamp, "encoder": encoder_fields(enc),
                   "dim": enc.dim, "metric": "cosine", "normalized": True,
-                  "chunking": chunking.to_dict(), "source": source, "rows": report.rows,
-                  "duplicates": report.duplicates,
+                  "chunking": built.chunking.to_dict(), "source": built.source,
+                  "rows": report.rows, "duplicates": report.duplicates,
                   "skipped": [s.to_dict() for s in report.skipped], "files": {}}
-        return publish_folder(self.work, self.base, docs, rows, vectors, spec, fields, bm25,
-                              progress, build, encoder=enc)
+        return publish_folder(self.work, self.base, built.docs, rows, built.vectors, spec,
+                              fields, built.bm25, progress, built.build, encoder=enc)

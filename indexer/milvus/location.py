@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IndexerError
-from ..location import BuildTarget, IndexLocation, Progress, StoredReader
+from ..location import BuildTarget, Built, IndexLocation, Progress, StoredReader
 from .address import (
     EXAMPLE,
     POINTER_SUFFIX,
@@ -127,16 +127,17 @@ class MilvusBuild(BuildTarget):
 
         return ray_staging(self.address, dim, bm25, ray_address, shards)
 
-    def publish(self, enc, docs, chunks, vectors, preset, chunking, bm25, report, source,
-                progress, build, staging=None) -> MilvusIndex:
+    def publish(self, built: Built, progress) -> MilvusIndex:
         from .build import publish_milvus
 
+        vectors, staging = built.vectors, built.staging
         if staging is not None and staging.sink is not None:
             vectors = None  # in Milvus already, written by the workers
         elif not isinstance(vectors, np.ndarray):
             vectors = vectors.array()
-        return publish_milvus(self.address, enc, docs, chunks, vectors, preset, chunking, bm25,
-                              report, source, progress, build, staging)
+        return publish_milvus(self.address, built.encoder, built.docs, built.chunks, vectors,
+                              built.preset, built.chunking, built.bm25, built.report,
+                              built.source, progress, built.build, staging)
 
     def finished(self) -> None:
         super().finished()
