@@ -24,8 +24,8 @@ Public surface (see indexer/README.md for the whole guide):
         # `NAME.milvus` file holding one; open_index(target, ...) is the same
         # encodes on the index's backend by default; an encoder / backend whose vectors may
         # differ from the index's beyond the fidelity gate: BackendMismatchError
-    locate(target) -> IndexLocation  # where an index is, read once: open, read_manifest,
-        # stamp (changes with each new version), build_target, copy_in
+    locate(target) -> IndexLocation  # where an index is, read once by the door (stores.py):
+        # open, read_manifest, stamp (changes with each new version), build_target, copy_in
     find_indexes(root, max_depth) -> [FoundIndex(name, path, location)]  # folders and pointers
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
                  per_chunk=False, fusion="rrf", weights=None, rrf_k=60, **knobs)
