@@ -1,7 +1,7 @@
 """How long does `python -m training adapt` take on this machine's CPU for about 5k documents
 (the issue's bar: 30 minutes on 2 cores), and what does its own check say?
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/adapt_cpu.py [--work DIR] [--name adapt_cpu]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.adapt_cpu [--work DIR] [--name adapt_cpu]
 
 Builds (once, kept under `$BERTSCOPE_HOME/bench/adapt-cpu`) the default-settings minilm index of
 all 5,183 SciFact abstracts from `$BERTSCOPE_DATA/scifact`, then runs the product's command with
@@ -28,8 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchkit import REPO, RESULTS, data_dir, write_results
-
+from bench.kit.benchkit import REPO, RESULTS, data_dir, write_results
 from common import bertscope_home
 
 

@@ -1,8 +1,8 @@
 """Label-free adaptation (`python -m training adapt`) measured on SciFact: which pair sources help.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/adapt_scifact.py prepare --out DIR
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.adapt_scifact prepare --out DIR
     python DIR/adapt_sweep.py --data DIR --out RUNS        # on a GPU if one is lent: see below
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/adapt_scifact.py table RUNS [--name adapt_scifact]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.adapt_scifact table RUNS [--name adapt_scifact]
 
 `prepare` writes what `bench/adapt_sweep.py` reads, so that it can run on a machine with nothing
 of BERTScope installed: minilm's weights in float16 (the sweep trains in float32 from them, the
@@ -29,7 +29,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchkit import REPO, RESULTS, data_dir, write_results
+from bench.kit.benchkit import REPO, RESULTS, data_dir, write_results
 
 SWEEP = REPO / "bench" / "adapt_sweep.py"
 LIB = ("adapt_pairs.py", "adapt_check.py")
@@ -122,8 +122,7 @@ def scores_of(run: dict, qrels: dict, qids: list[str]) -> float:
 
 
 def table(folder: Path, carry: Path, name: str, out: Path) -> None:
-    from fusion_cv import paired_bootstrap
-
+    from bench.kit.fusion_cv import paired_bootstrap
     from metrics import load_beir
     from training.mlm.experiments import split_queries
 

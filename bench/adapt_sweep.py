@@ -12,10 +12,12 @@ linear warm-up over 10 % of the steps then linear decay, mean pooling, training 
 TSDAE (Wang et al. 2021) as in sentence-transformers: 60 % of the words deleted, a decoder tied
 to the encoder reads the sentence vector through cross-attention.
 
-    python bench/adapt_sweep.py --data DIR --out OUT [--variants a,b] [--seeds 42,43]
+    python DIR/adapt_sweep.py --data DIR --out OUT [--variants a,b] [--seeds 42,43]
         [--budget-s 420] [--device cuda]
 
-DIR is what `bench/adapt_scifact.py prepare` wrote. Scored by `bench/adapt_scifact.py table`.
+DIR is what `python -m bench.adapt_scifact prepare` wrote, this file and `adaptlib/` among it: run
+that copy, whose folder Python puts first on the import path, so `adaptlib` is found beside it.
+Scored by `python -m bench.adapt_scifact table`.
 """
 
 from __future__ import annotations
@@ -227,9 +229,12 @@ def main() -> int:
     args = p.parse_args()
     data, out = Path(args.data), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(data))
-    from adaptlib.adapt_check import check_set, score, split_documents, verdict
-    from adaptlib.adapt_pairs import make_pairs, sentences
+    try:  # beside this file in DIR (see the docstring)
+        from adaptlib.adapt_check import check_set, score, split_documents, verdict
+        from adaptlib.adapt_pairs import make_pairs, sentences
+    except ModuleNotFoundError as exc:
+        raise SystemExit(f"{exc}: run the copy `python -m bench.adapt_scifact prepare --out DIR` "
+                         "wrote, `python DIR/adapt_sweep.py --data DIR ...`") from exc
 
     started = time.perf_counter()
     torch.backends.cuda.matmul.allow_tf32 = False

@@ -3,7 +3,7 @@
 encode, index, save), each in a fresh `$BERTSCOPE_HOME`; `auto` also once more with its export
 already cached, so the export's share shows.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/default_build.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.default_build \
         [--backends torch,auto]
 """
 
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import REPO, RESULTS, write_results
+from bench.kit.benchkit import REPO, RESULTS, write_results
 
 
 def command(backend: str, out: Path) -> list[str]:

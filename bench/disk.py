@@ -1,7 +1,7 @@
 """`ivfpq-disk` at 1M vectors: build time, recall@10 against exact search at default knobs and
 over a small knob sweep, single-thread QPS, and the memory of a separate process serving it.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/disk.py [--size 1000000] [--corpora scifact,thucnews]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.disk [--size 1000000] [--corpora scifact,thucnews]
 
 Vectors are made the way bench/search.py makes them (its `real_vectors`, `grow`, held-out noisy
 queries), from the corpora named; `--partial` corpora use the finished shards of an unfinished
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import faiss
 import numpy as np
-from benchkit import write_results
-from vectorkit import K, grow, held_out_queries, qps, real_vectors, recall
 
+from bench.kit.benchkit import REPO, write_results
+from bench.kit.vectorkit import K, grow, held_out_queries, qps, real_vectors, recall
 from common import bertscope_home, data_root
 from indexer.diskivf import INDEX, LISTS, RERANK, DiskIVFPQ
 from indexer.presets import (
@@ -170,8 +170,8 @@ def main() -> int:
         np.save(work / "queries.npy", queries)
         np.save(work / "truth.npy", truth)
         (work / "spec.json").write_text(json.dumps(spec.__dict__))
-        done = subprocess.run([sys.executable, __file__, "--serve", str(work)], check=True,
-                              capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-m", "bench.disk", "--serve", str(work)],
+                              check=True, cwd=REPO, capture_output=True, text=True)
         served = json.loads(done.stdout.strip().splitlines()[-1])
     payload = {"vectors": n, "from": used, "spec": spec.factory, "default_knobs": spec.knobs,
                "build_s": round(build_s, 1), **{k: round(v, 2) for k, v in timed.items()},

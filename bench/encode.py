@@ -6,7 +6,7 @@ the runs are interleaved round by round so machine noise hits all alike; speeds 
 over rounds. The first round also scores the full dev sets and keeps the vectors that the
 cosine-to-fp32 columns compare (against `st` on the same texts).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/encode.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.encode \
         [--n 1000] [--passages 200] [--queries 100] [--rounds 3]
 """
 
@@ -19,14 +19,22 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchkit import RESULTS, median, write_results
-from encodekit import BACKENDS, MODELS, REFERENCE, run_measured, scifact_passages, stsb_sentences
 
-WORKER = Path(__file__).resolve().parent / "encode_worker.py"
+from bench.kit.benchkit import RESULTS, median, write_results
+from bench.kit.encodekit import (
+    BACKENDS,
+    MODELS,
+    REFERENCE,
+    run_measured,
+    scifact_passages,
+    stsb_sentences,
+)
+
+WORKER = "bench.encode_worker"
 
 
 def queries(n: int) -> list[str]:
-    from benchkit import data_dir
+    from bench.kit.benchkit import data_dir
 
     rows = [json.loads(line) for line in (data_dir() / "scifact" / "queries.jsonl").open()]
     return [r["text"] for r in rows[:n]]

@@ -4,7 +4,7 @@ batches (sentence-transformers' own sort by characters, none, or by tokens).
 Each (model, backend, threads) runs in its own process (encode_worker.py --sweep), rounds
 interleaved; figures are medians.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/encode_sweep.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.encode_sweep \
         [--backends onnx] [--models minilm] [--n 500] [--passages 100] [--rounds 2]
 """
 
@@ -17,10 +17,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from benchkit import median, write_results
-from encodekit import run_measured, scifact_passages, stsb_sentences
+from bench.kit.benchkit import median, write_results
+from bench.kit.encodekit import run_measured, scifact_passages, stsb_sentences
 
-WORKER = Path(__file__).resolve().parent / "encode_worker.py"
+WORKER = "bench.encode_worker"
 
 
 def main() -> None:

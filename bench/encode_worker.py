@@ -1,7 +1,7 @@
 """One (model, backend) measurement in its own process, run by encode.py / encode_sweep.py
 through `encodekit.run_measured` (which samples its RSS); prints one JSON line.
 
-    python bench/encode_worker.py MODEL BACKEND TEXTS.json OUT.npz [--quality] [--threads N]
+    python -m bench.encode_worker MODEL BACKEND TEXTS.json OUT.npz [--quality] [--threads N]
         [--sweep BATCHES]
 """
 
@@ -10,14 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from functools import partial
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchkit, encodekit
 
 
 def timed(fn) -> tuple[float, object]:
@@ -36,8 +33,7 @@ def single_query_ms(encode, queries: list[str], prompt: str) -> dict:
 
 
 def quality(encode, model: str) -> dict:
-    from encodekit import quality_sets, sts_pairs
-
+    from bench.kit.encodekit import quality_sets, sts_pairs
     from metrics import sts_scores
 
     scores = {}
@@ -86,7 +82,7 @@ def main() -> None:
     p.add_argument("--sweep", default="", help="batch sizes, e.g. 16,32,64,128: sweep only")
     p.add_argument("--prepare", action="store_true", help="only load (export on first use)")
     args = p.parse_args()
-    from encodekit import Runner, set_threads
+    from bench.kit.encodekit import Runner, set_threads
 
     if args.threads:
         set_threads(args.threads)

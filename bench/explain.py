@@ -1,6 +1,6 @@
 """How faithful and how costly are explanations? Deletion curves, completeness error, seconds.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/explain.py [--models minilm,e5-multilingual]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.explain [--models minilm,e5-multilingual]
         [--sts 12] [--scifact 8] [--steps 16] [--chunk-tokens 64] [--threads 2]
         [--sets stsb-dev,scifact-train,stsb-zh-dev] [--merge]   # --merge: add rows to the results
 
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from benchkit import RESULTS, data_dir, run_stamp, write_results
-from explain_curves import GRID, auc, curves_for
 
+from bench.kit.benchkit import RESULTS, data_dir, run_stamp, write_results
+from bench.kit.explain_curves import GRID, auc, curves_for
 from encoder import load_encoder
 from indexer import ChunkingConfig, Document, chunk_documents
 from metrics import load_beir

@@ -1,7 +1,7 @@
 """Seconds per explanation on a quiet machine (run alone): one STS-B-length
 pair and one query + 48-token chunk, minilm and e5, integrated Jacobians and occlusion.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/explain_timing.py [--name explain-timing]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.explain_timing [--name explain-timing]
 
 One sample per row after one warm-up explanation per model, torch fp32 with 2 threads.
 Writes bench/results/NAME.md and .json.
@@ -13,8 +13,8 @@ import argparse
 import time
 
 import torch
-from benchkit import write_results
 
+from bench.kit.benchkit import write_results
 from encoder import load_encoder
 
 PAIRS = {

@@ -3,7 +3,7 @@ product uses) beside the full one, for each bundled model, in one run: seconds t
 export (tracing, statistics, quantisation; the fidelity check apart) and its min / mean cosine to
 torch fp32 on the fidelity texts (the gate is a min of 0.99).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/export_int8.py [--models minilm e5-multilingual]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.export_int8 [--models minilm e5-multilingual]
 
 Writes bench/results/export-int8.{json,md}. Run it alone: two exports at once on 2 cores slow
 each other many times over."""
@@ -15,8 +15,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from benchkit import write_results
-
+from bench.kit.benchkit import write_results
 from encoder import export_build
 from encoder.registry import BUNDLED
 

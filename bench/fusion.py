@@ -2,7 +2,7 @@
 z-score normalised scores, weights chosen by 5-fold cross-validation over the queries; and the
 three-way hybrid BM25 + minilm + e5 (two indexes searched together).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/fusion.py [--index MODEL=FOLDER ...]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.fusion [--index MODEL=FOLDER ...]
 
 Uses the SciFact indexes bench/retrieval.py builds (under $BERTSCOPE_HOME/bench/). Each component
 list is the index's own top 100 per query (dense: best chunk per document; lexical: BM25 over the
@@ -18,10 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from benchkit import RESULTS, data_dir, portable, write_results
-from fusion_cv import cross_validate, paired_bootstrap, simplex  # noqa: E402
-from retrieval import get_index  # noqa: E402
-
+from bench.kit.benchkit import RESULTS, data_dir, portable, write_results
+from bench.kit.fusion_cv import cross_validate, paired_bootstrap, simplex  # noqa: E402
+from bench.kit.scifact import get_index  # noqa: E402
 from common import bertscope_home  # noqa: E402
 from indexer import SemanticIndex  # noqa: E402
 from metrics import evaluate_run, load_beir  # noqa: E402

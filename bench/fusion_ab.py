@@ -2,7 +2,7 @@
 weights exported four ways (trace / fused, fp32 / dynamic int8), each timed in one process on
 the same texts, with its fidelity to torch fp32 (min and mean cosine on the shipped texts).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/fusion_ab.py
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.fusion_ab
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchkit import data_dir, p50_ms, write_results
-from encodekit import stsb_sentences
+
+from bench.kit.benchkit import data_dir, p50_ms, write_results
+from bench.kit.encodekit import stsb_sentences
 
 VARIANTS = {"trace fp32": ("onnx", False), "fused fp32": ("onnx", True),
             "trace int8": ("onnx-int8", False), "fused int8": ("onnx-int8", True)}

@@ -3,7 +3,7 @@ several hundred files a format, the share of a build's wall time spent reading t
 time of `python -m indexer sync` on an unchanged 1,000-file folder (goals of #39: reading
 <= 25 % of a build, the unchanged sync <= 5 s, on 2 cores).
 
-    flock /tmp/bertscope-bench.lock .venv/bin/python bench/ingest.py \\
+    flock /tmp/bertscope-bench.lock .venv/bin/python -m bench.ingest \\
         [--files 300] [--build-files 60] [--sync-files 1000] [--model minilm]
 """
 
@@ -19,9 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import benchkit
-from docwriters import write_docx, write_html, write_markdown, write_pdf
-from ingest_readers import passages
+from bench.kit import benchkit
+from bench.kit.docwriters import passages, write_docx, write_html, write_markdown, write_pdf
 
 PER_FILE = 4  # passages a generated file holds (a PDF: one a page)
 WRITERS = {

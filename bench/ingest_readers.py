@@ -1,5 +1,5 @@
 """Which library reads each format: speed and text quality of two or more candidates on the
-same generated files (bench/docwriters.py), with SciFact abstracts as the text where the shared
+same generated files (bench/kit/docwriters.py), with SciFact abstracts as the text where the shared
 data is there (else generated sentences).
 
 Quality is how much of the text a reader gives back, in order: difflib's ratio between the
@@ -10,41 +10,30 @@ across both, every line end of a long word hyphenated. The PDF candidates other 
 feed the same line pipeline (common/documents/pdf_lines.py), so the comparison is of what each
 finds on a page; pypdf gives text without positions, cleaned by line only.
 
-    .venv/bin/python bench/ingest_readers.py [--files 60]
+    .venv/bin/python -m bench.ingest_readers [--files 60]
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
-import random
 import re
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import benchkit
-from docwriters import BOILERPLATE_WORDS, HEADER, write_docx, write_html, write_pdf
+from bench.kit import benchkit
+from bench.kit.docwriters import (
+    BOILERPLATE_WORDS,
+    HEADER,
+    passages,
+    write_docx,
+    write_html,
+    write_pdf,
+)
 
 PASSAGES_PER_FILE = 4
-
-
-def passages(n: int, seed: int = 0) -> list[tuple[str, str]]:
-    """(title, abstract) of SciFact documents, else generated ones."""
-    rnd = random.Random(seed)
-    try:
-        import json
-
-        path = benchkit.data_dir() / "scifact" / "corpus.jsonl"
-        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()[:4000]]
-        rows = [r for r in rows if r.get("title") and 400 < len(r["text"]) < 2500]
-        rnd.shuffle(rows)
-        return [(r["title"][:90], " ".join(r["text"].split())) for r in rows[:n]]
-    except SystemExit:
-        words = "cells protein therapy patients levels increased reduced risk trial".split()
-        return [(f"Passage {i}", " ".join(rnd.choice(words) for _ in range(200)) + ".")
-                for i in range(n)]
 
 
 def words(text: str) -> list[str]:

@@ -7,7 +7,7 @@ one heading a passage. Both indexed with the same model and chunking, searched p
 (`per_chunk=True`); a file's hit is mapped back to its passage by its page or section, and
 nDCG@10 is computed over passages. #39's bar: within 0.02.
 
-    flock /tmp/bertscope-bench.lock .venv/bin/python bench/ingest_retrieval.py \\
+    flock /tmp/bertscope-bench.lock .venv/bin/python -m bench.ingest_retrieval \\
         [--documents 1500] [--model minilm]
 """
 
@@ -22,9 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import benchkit
-from docwriters import write_docx, write_html, write_markdown, write_pdf
-
+from bench.kit import benchkit
+from bench.kit.docwriters import write_docx, write_html, write_markdown, write_pdf
 from indexer import build_index
 from metrics import evaluate_run, load_beir
 

@@ -1,7 +1,7 @@
 """milvus-lite (the Milvus engine embedded in Python, what a `milvus://PATH.db` index runs on)
 beside FAISS HNSW (the folder store's `hnsw` preset) on one set of clustered vectors, in one run.
 
-    .venv/bin/python bench/milvus_engine.py [--n 1000000] [--queries 300]
+    .venv/bin/python -m bench.milvus_engine [--n 1000000] [--queries 300]
 
 Vectors: `--n` unit vectors of 384 dimensions drawn from a mixture of n/1000 Gaussian clusters
 in a 32-dimensional space, mapped into 384 dimensions by a fixed random projection, plus small
@@ -36,8 +36,8 @@ from pathlib import Path
 import faiss
 import numpy as np
 import psutil
-from benchkit import write_results
 
+from bench.kit.benchkit import REPO, write_results
 from common import bertscope_home
 from indexer.presets import HNSW_EF_CONSTRUCTION, HNSW_M
 
@@ -264,9 +264,9 @@ def main(argv: list[str] | None = None) -> None:
     say(f"data and exact truth: {time.perf_counter() - start:.1f} s")
     results = []
     for engine in args.engines.split(","):
-        out = subprocess.run([sys.executable, __file__, "--worker", engine, "--data",
-                              str(work), "--budget", str(args.budget)],
-                             stdout=subprocess.PIPE, text=True, check=True)
+        out = subprocess.run([sys.executable, "-m", "bench.milvus_engine", "--worker", engine,
+                              "--data", str(work), "--budget", str(args.budget)],
+                             stdout=subprocess.PIPE, text=True, check=True, cwd=REPO)
         results.append(json.loads(out.stdout.rsplit("RESULT ", 1)[1]))
     text = table(args.n, args.queries, results, load)
     write_results(args.name, {"n": args.n, "queries": args.queries, "dim": DIM,

@@ -4,7 +4,7 @@ kept whole. The build's Milvus client is opened before encoding and sits idle fo
 encoding takes; before the keepalive fix such a client drew gRPC `GOAWAY too_many_pings` from
 milvus-lite after about 30 s idle (printed on the user's terminal) and a reconnect could fail.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/milvus_long_build.py [--model minilm] [--busy 1]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.milvus_long_build [--model minilm] [--busy 1]
 
 Writes NAME.md and .json (--name, default milvus-long-build) to --out (default bench/results):
 whether it published, the documents in the index, the encoding and total seconds, the gRPC
@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import REPO, RESULTS, data_dir, write_results
+from bench.kit.benchkit import REPO, RESULTS, data_dir, write_results
 
 NOISE = ("GOAWAY", "too_many_pings", "chttp2", "Fail connecting")
 

@@ -1,7 +1,7 @@
 """SciFact through the Milvus store beside the folder store: the same vectors, the same queries,
 nDCG@10 per mode (dense, lexical, hybrid) on both.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/milvus_scifact.py [--model minilm]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.milvus_scifact [--model minilm]
 
 The folder index is bench/retrieval.py's (built once under $BERTSCOPE_HOME/bench/), then copied
 into milvus-lite by `indexer.migrate` (vectors bit for bit, no re-encoding), so a difference is
@@ -15,9 +15,8 @@ import argparse
 import sys
 import time
 
-from benchkit import RESULTS, data_dir, write_results
-from retrieval import get_index, run_of
-
+from bench.kit.benchkit import RESULTS, data_dir, write_results
+from bench.kit.scifact import get_index, run_of
 from common import bertscope_home
 from indexer import SemanticIndex
 from indexer.migrate import migrate

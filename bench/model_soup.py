@@ -1,7 +1,7 @@
 """Weight averages ("model soups") of fine-tuned runs of one base model, scored on a recipe's
 dev (`select`) and report sets, as `fit` scores its runs.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/model_soup.py --recipe recipes/zh-sts.json \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.model_soup --recipe recipes/zh-sts.json \
         RUNS/zh-sts RUNS/zh-sts-more:0.5      # each RUN[:WEIGHT]; weights are normalised
 
 A run alone is scored as it is (a check against its metrics.json). Every floating-point
@@ -17,7 +17,7 @@ import json
 import sys
 import tempfile
 
-from benchkit import data_dir
+from bench.kit.benchkit import data_dir
 
 
 def parse_run(text: str) -> tuple[str, float]:

@@ -2,7 +2,7 @@
 `FastModel.encode` (tokenise, run, normalise) and `Encoder.encode` (checks, token counts, prompt),
 with ONNX Runtime's default threads and with one.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/query_latency.py
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.query_latency
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import json
 import statistics
 
-from benchkit import data_dir, p50_ms, write_results
+from bench.kit.benchkit import data_dir, p50_ms, write_results
 
 
 def measure(model: str, backend: str, queries: list[str]) -> dict:

@@ -1,10 +1,10 @@
 """A Ray build into milvus-lite, its workers writing the chunk rows as they encode, beside the
 way there was before they did: a Ray build into a folder, then `migrate` into milvus-lite.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/ray_milvus.py [--docs 300] [--workers 2]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.ray_milvus [--docs 300] [--workers 2]
 
 The same first N SciFact abstracts, `minilm`, flat, one torch thread per encoder, a fresh Ray
-for each build (`scale.py`'s setting), after a 2-document warm-up build (imports, the model
+for each build (`ray_build.py`'s setting), after a 2-document warm-up build (imports, the model
 cache). Wall time runs from the call to the index opened in Milvus; the stages are the build
 manifest's (worker seconds summed over workers). Both results are checked to hold the same
 chunks. Writes ray-milvus.md / .json to bench/results.
@@ -19,8 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import data_dir, write_results
-
+from bench.kit.benchkit import data_dir, write_results
 from common import bertscope_home
 from indexer import SemanticIndex, build_index, read_corpus
 from indexer.migrate import migrate

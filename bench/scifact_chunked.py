@@ -1,7 +1,7 @@
 """The `scifact` recipe's fold models in the product's own search: one chunked index per fold
 model and BM25 setting, scored on the train queries that model did not train on.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_chunked.py --cv RUNS/scifact-cv-256 \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.scifact_chunked --cv RUNS/scifact-cv-256 \
         --fold 0 --bm25 0.6,0.75 --bm25 1.5,0.75
 
 bench/scifact_cv.py scores whole documents cut at the recipe's max length; an index cuts each
@@ -20,10 +20,9 @@ import json
 import sys
 from pathlib import Path
 
-from benchkit import RESULTS, data_dir, write_results
-from fusion_cv import fuse
-from retrieval import bm25_grid, get_index, run_of
-
+from bench.kit.benchkit import RESULTS, data_dir, write_results
+from bench.kit.fusion_cv import fuse
+from bench.kit.scifact import bm25_grid, get_index, run_of
 from common import bertscope_home
 from indexer import Bm25Params, SemanticIndex
 from indexer.fusion import DEFAULT_FUSION, DEFAULT_WEIGHTS

@@ -1,11 +1,11 @@
 """The `scifact` recipe's cross-validated figures: dense, and hybrid with BM25.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_cv.py --cv ~/.cache/bertscope/runs/scifact
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.scifact_cv --cv ~/.cache/bertscope/runs/scifact
 
 Every train query's dense list comes from the fold model that did not train on it
 (`fold-K/cv_run.json`, written by `python -m training fit --config recipes/scifact.json`); BM25
 is over whole documents (title + text). Fusion weights are chosen on the other folds' queries
-(bench/fusion_cv.py), so no query picks the weights it is scored with; the rows "k1 and b by
+(bench/kit/fusion_cv.py), so no query picks the weights it is scored with; the rows "k1 and b by
 CV" choose BM25's parameters from a small grid the same way, together with the weights.
 `--baseline minilm` scores the bundled model the same way (whole documents cut at the recipe's
 max length), once, cached. While folds are missing (a run still going), every system is scored on
@@ -20,10 +20,9 @@ import json
 import sys
 from pathlib import Path
 
-from benchkit import RESULTS, data_dir, write_results
-from fusion_cv import cross_validate, cross_validate_configs, paired_bootstrap, simplex
-from retrieval import bm25_grid
-
+from bench.kit.benchkit import RESULTS, data_dir, write_results
+from bench.kit.fusion_cv import cross_validate, cross_validate_configs, paired_bootstrap, simplex
+from bench.kit.scifact import bm25_grid
 from common import bertscope_home
 from common.lexical import Bm25Params
 from metrics import evaluate_run, load_beir

@@ -3,7 +3,7 @@ own search: the fold's model (trained at 128 tokens, as the recipe does) over tw
 the corpus, and BM25 over each chunking and over whole documents; every dense run fused with
 every BM25 run (z-score, even weights: the product's default hybrid).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/scifact_two_chunkings.py [--fold 0] [--work DIR]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.scifact_two_chunkings [--fold 0] [--work DIR]
 
 The fold's model is trained like the recipe's fold (`training.crossval`): the other folds'
 queries, one BM25 hard negative per (query, relevant abstract), MNRL, the recipe's settings.
@@ -23,10 +23,9 @@ import sys
 import time
 from pathlib import Path
 
-from benchkit import REPO, RESULTS, data_dir, write_results
-from fusion_cv import fuse
-from retrieval import run_of
-
+from bench.kit.benchkit import REPO, RESULTS, data_dir, write_results
+from bench.kit.fusion_cv import fuse
+from bench.kit.scifact import run_of
 from common import bertscope_home
 from indexer import ChunkingConfig, Document, build_index
 from indexer.fusion import DEFAULT_FUSION, DEFAULT_WEIGHTS
@@ -100,7 +99,7 @@ def main() -> int:
         for mode in ("dense", "lexical"):
             runs[f"{mode}, {tokens}-token chunks"] = run_of(index, qids, texts, mode)[0]
         print(f"{tokens}-token chunks: {chunks[tokens]} ({seconds[tokens]} s)", flush=True)
-    from retrieval import bm25_documents
+    from bench.kit.scifact import bm25_documents
 
     runs["lexical, whole documents"] = bm25_documents(corpus, qids, texts)[0]
     weights = DEFAULT_WEIGHTS[DEFAULT_FUSION]

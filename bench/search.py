@@ -1,7 +1,7 @@
 """Search speed and accuracy per FAISS preset, beside exact search and hnswlib, on real `minilm`
 chunk embeddings (20 Newsgroups, SciFact, THUCNews titles) and sets grown from them.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/search.py [--sizes real,100000,1000000]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.search [--sizes real,100000,1000000]
 
 Vectors are made once with the library's own build (resumable) into indexes under
 $BERTSCOPE_HOME/bench/ (default ~/.cache/bertscope) and read back from there. A grown set of N
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import faiss
 import numpy as np
-from benchkit import RESULTS, data_dir, write_results
-from vectorkit import K, grow, held_out_queries, qps, real_vectors, recall
 
+from bench.kit.benchkit import RESULTS, data_dir, write_results
+from bench.kit.vectorkit import K, grow, held_out_queries, qps, real_vectors, recall
 from common import bertscope_home
 from indexer.presets import (
     check_knobs,

@@ -2,7 +2,7 @@
 SciFact queries on the default index, with each stage's share (query encode, FAISS, SQLite, BM25,
 fusion, the Python around them), for this checkout and, side by side, for an older commit.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/search_hot.py --index indexes/bbc-news \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.search_hot --index indexes/bbc-news \
         --baseline 57db306 --rounds 3
 
 Each round runs one fresh process per checkout, alternating (A B B A ...), so the load of a shared
@@ -22,65 +22,12 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
-from collections import defaultdict
 from pathlib import Path
 
-from benchkit import REPO, data_dir, portable, write_results
+from bench.kit.benchkit import REPO, data_dir, portable, write_results
+from bench.search_hot_worker import MODES, STAGES
 
-STAGES = ("encode", "faiss", "sqlite", "bm25", "fusion")
-MODES = ("dense", "hybrid")
-
-
-def timed(fn, name: str, spent: dict[str, float]):
-    def wrapper(*args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            spent[name] += time.perf_counter() - start
-    return wrapper
-
-
-def worker(tree: Path, index_path: str, backend: str | None, queries: list[str], k: int) -> dict:
-    """Per query and mode: total seconds and seconds per stage, measured in the library first on
-    sys.path (`tree`'s)."""
-    import faiss
-
-    import indexer
-    from common import lexical
-    from indexer import SemanticIndex
-    from indexer.folder import db
-    from indexer.folder import search as search_module
-
-    index = SemanticIndex.open(index_path, verify=False, backend=backend)
-    enc = index.encoder
-    spent: dict[str, float] = defaultdict(float)
-    enc.encode = timed(enc.encode, "encode", spent)
-    index.vectors.search = timed(index.vectors.search, "faiss", spent)
-    for name in dir(db):
-        if not name.startswith("_") and callable(getattr(db, name)) and \
-                getattr(getattr(db, name), "__module__", "") == db.__name__:
-            setattr(db, name, timed(getattr(db, name), "sqlite", spent))
-    lexical.LexicalIndex.search = timed(lexical.LexicalIndex.search, "bm25", spent)
-    search_module.fuse = timed(search_module.fuse, "fusion", spent)
-    for q in queries[:10]:  # warm: model, BM25, caches
-        for mode in MODES:
-            index.search(q, k=k, mode=mode)
-    rows: dict[str, list[dict]] = {m: [] for m in MODES}
-    for i, q in enumerate(queries):
-        # the mode that follows another on the same query finds the encoder's weights in cache
-        # (~1 ms less with openvino-int8): alternate which mode goes first
-        for mode in (MODES if i % 2 == 0 else MODES[::-1]):
-            spent.clear()
-            start, cpu = time.perf_counter(), time.process_time()
-            index.search(q, k=k, mode=mode)
-            rows[mode].append({"total": time.perf_counter() - start,
-                               "cpu": time.process_time() - cpu, **spent})
-    if not Path(indexer.__file__).is_relative_to(tree):
-        raise SystemExit(f"imported {indexer.__file__}, not the library in {tree}")
-    return {"backend": getattr(enc, "backend", "torch"),
-            "faiss_omp_threads": faiss.omp_get_max_threads(), "rows": rows}
+WORKER = Path(__file__).resolve().parent / "search_hot_worker.py"
 
 
 def checkout(commit: str, tmp: Path) -> Path:
@@ -93,12 +40,15 @@ def checkout(commit: str, tmp: Path) -> Path:
     return tmp / "tree"
 
 
-def run_worker(tree: Path, args, out: Path) -> dict:
-    cmd = [sys.executable, __file__, "--worker", str(tree), "--index", args.index,
-           "--queries", str(args.queries), "--k", str(args.k), "--out", str(out)]
+def run_worker(tree: Path, args, queries: Path, out: Path) -> dict:
+    """`search_hot_worker.py` in a fresh process, run by its path (not `-m`, which would put this
+    checkout first): `tree`'s library comes first through PYTHONPATH."""
+    cmd = [sys.executable, str(WORKER), "--tree", str(tree), "--index", args.index,
+           "--queries", str(queries), "--k", str(args.k), "--out", str(out)]
     if args.backend:
         cmd += ["--backend", args.backend]
-    env = {**os.environ, "BERTSCOPE_DATA": str(data_dir())}  # a baseline tree has no ../shared
+    env = {**os.environ, "PYTHONPATH": str(tree),
+           "BERTSCOPE_DATA": str(data_dir())}  # a baseline tree has no ../shared
     subprocess.run(cmd, check=True, cwd=REPO, env=env)
     return json.loads(out.read_text())
 
@@ -163,31 +113,24 @@ def main() -> None:
     p.add_argument("--baseline", default=None, help="a commit to measure beside this checkout")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--name", default="search-hot")
-    p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
-    p.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
-    if args.worker:  # its library first, before anything imports `common` from this checkout
-        sys.path.insert(0, args.worker)
     if not (Path(args.index) / "manifest.json").is_file():
         raise SystemExit(f"no index at {args.index}: build the default one with "
                          f"`python -m indexer default --out {args.index}`, or pass --index")
     rows = [json.loads(line)["text"] for line in (data_dir() / "scifact" / "queries.jsonl").open()]
-    if args.worker:
-        res = worker(Path(args.worker), args.index, args.backend, rows[: args.queries], args.k)
-        work = Path(args.out)  # the parent's temporary folder
-        work.write_text(json.dumps(res))
-        return
     with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "queries.json").write_text(json.dumps(rows[: args.queries]))
         trees = {"this checkout": REPO}
         if args.baseline:
-            trees[f"baseline {args.baseline}"] = checkout(args.baseline, Path(tmp))
+            trees[f"baseline {args.baseline}"] = checkout(args.baseline, work)
         pooled = {c: {m: [] for m in MODES} for c in trees}
         rounds = {c: {m: [] for m in MODES} for c in trees}
         info: dict[str, dict] = {}
         for r in range(args.rounds):
             order = list(trees.items())  # A B, then B A: neither always runs first
             for code, tree in order if r % 2 == 0 else order[::-1]:
-                res = run_worker(tree, args, Path(tmp) / "out.json")
+                res = run_worker(tree, args, work / "queries.json", work / "out.json")
                 info[code] = {k: v for k, v in res.items() if k != "rows"}
                 for mode in MODES:
                     pooled[code][mode] += res["rows"][mode]

@@ -2,9 +2,9 @@
 per encoding backend, beside its parts (encode alone, FAISS alone).
 
     # once (torch; ~5 min): grow real minilm chunk vectors to 1M and publish them as an index
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/search_latency.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.search_latency \
         --prepare
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/search_latency.py \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.search_latency \
         --backends torch,onnx
 
 The 1M set is made as bench/search.py makes its grown sets (real vectors + N(0, 0.02), seeds
@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchkit import data_dir, write_results
-from vectorkit import flat_vectors, grow, real_vectors
 
+from bench.kit.benchkit import data_dir, write_results
+from bench.kit.vectorkit import flat_vectors, grow, real_vectors
 from common import bertscope_home
 
 N = 1_000_000
@@ -35,8 +35,7 @@ FOLDER = "latency-1m-minilm"
 
 
 def prepare(home: Path) -> None:
-    from encodekit import load_backend
-
+    from bench.kit.encodekit import load_backend
     from common.corpus import CorpusReport
     from indexer import Document
     from indexer.build import publish_build
@@ -66,8 +65,7 @@ def p50(times: list[float]) -> dict:
 
 
 def measure(home: Path, backend: str, queries: list[str]) -> dict:
-    from encodekit import load_backend
-
+    from bench.kit.encodekit import load_backend
     from indexer import SemanticIndex
     from indexer.presets import search_params
 

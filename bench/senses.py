@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from benchkit import write_results
+
+from bench.kit.benchkit import write_results
 
 SETS = {  # model → (word's contexts key, the subsets measured: name → slice of the contexts)
     "e5-multilingual": ("苹果", {"seed pair + 20 reviews": slice(None),

@@ -3,7 +3,7 @@ requests from one client), then takes 3 rounds of 32 clients (half /v1/embedding
 one SciFact query per request); its resident memory (RSS) is read after the warm-up and after
 each round. The issue's bar: RSS after the 3 rounds <= 1.3x RSS after the warm-up.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/serve_memory.py --index indexes/bbc-news
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.serve_memory --index indexes/bbc-news
 
 `--setups` picks among SETUPS (name: server flags and environment), to say where growth comes
 from by switching one thing at a time.
@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import REPO, write_results
-from serve import Server, http_calls, load, queries
+from bench.kit.benchkit import REPO, write_results
+from bench.kit.serving import Server, http_calls, load, queries
 
 # name -> (batching, environment); the service sets none of these by itself unless said
 SETUPS = {

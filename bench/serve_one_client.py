@@ -8,7 +8,7 @@ were tried first and measure something else: the runtime's threads of the setup 
 still spin (ONNX Runtime and OpenMP wait busily for more work for a while) and take the 2 cores
 from the next setup.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/serve_one_client.py --index indexes/bbc-news
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.serve_one_client --index indexes/bbc-news
 
 Reports each setup's p50 and its ratio to in-process's p50, per round and the median over rounds
 (the #40 goal: search ≤ 1.3× with batching off and on). The client is httpx, as in
@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import REPO, write_results
-from serve import Server, http_calls, queries
+from bench.kit.benchkit import REPO, write_results
+from bench.kit.serving import Server, http_calls, queries
 
 ENDPOINTS = ("search", "embeddings")
 

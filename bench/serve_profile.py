@@ -4,7 +4,7 @@ code included: the model run is ONNX Runtime's or OpenVINO's threads) and `py-sp
 thread holding the GIL (the Python part: HTTP, asyncio, FastAPI, pydantic, JSON, tokenizer
 wrapper). Prints the shares and writes bench/results/<name>.md.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/serve_profile.py --index indexes/bbc-news
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.serve_profile --index indexes/bbc-news
 
 Needs `perf` (Linux, perf_event_paranoid <= 2 or root) and `py-spy` (requirements-dev.txt).
 """
@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import REPO, write_results
-from serve import Server, http_calls, load, queries
+from bench.kit.benchkit import REPO, write_results
+from bench.kit.serving import Server, http_calls, load, queries
 
 # perf's shared objects -> what they do (first match wins; anything else: "other native")
 DSO_KINDS = [("model run (ONNX Runtime / OpenVINO)", ("onnxruntime", "openvino", "libtbb",

@@ -1,7 +1,7 @@
 """Soak test of the store: several writer processes x many rounds of add/delete/save with random
 overlaps, reader processes searching all the while, then `kill -9` at random moments of save().
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/soak.py [--writers 4] [--rounds 25] [--readers 2]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.soak [--writers 4] [--rounds 25] [--readers 2]
                                                     [--kills 50] [--model minilm]
 
 Writers sleep a random while between open, change and save, so their work overlaps; each adds
@@ -29,8 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import REPO, median, write_results
-
+from bench.kit.benchkit import REPO, median, write_results
 from indexer import ConcurrentWriteError, SemanticIndex, build_index
 
 KILL_CHILD = r"""

@@ -1,7 +1,7 @@
 """What verifying checksums costs when a large index opens: blake2b (what manifests used before)
 vs xxh3-128 (now), beside opening without them, on a 1M-vector flat index.
 
-    .venv/bin/python bench/store_open.py [--n 1000000] [--rounds 3]
+    .venv/bin/python -m bench.store_open [--n 1000000] [--rounds 3]
 
 The index is made once under $BERTSCOPE_HOME/bench/open-<n>/ through the store's own staging
 and publish functions, from seeded vectors grown the way bench/search.py grows real ones (base
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import faiss
 import numpy as np
-from benchkit import median, write_results
 
+from bench.kit.benchkit import median, write_results
 from common import bertscope_home, file_checksum
 from common.lexical import LexicalIndex, tokenize
 from indexer import Document, SemanticIndex

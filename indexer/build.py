@@ -11,14 +11,23 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from common.lexical import Bm25Params
 
 from .build_progress import BuildProgress
-from .chunking import ChunkingConfig, chunk_documents, chunks_from_spans, too_long
+from .chunking import (
+    ChunkingConfig,
+    chunk_documents,
+    chunks_from_spans,
+    too_long,
+    whole_document_chunks,
+)
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .disk_full import disk_full_said
 from .documents import Document
 from .errors import CorpusError
+from .given_vectors import check_vectors, unit_rows
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
 from .location import Built
@@ -54,6 +63,7 @@ def build_index(
     backend: str = "auto",
     bm25: Bm25Params | None = None,
     spans: Mapping[str, list[tuple[int, int]]] | None = None,
+    vectors: np.ndarray | None = None,
 ) -> SemanticIndex:
     """Build (or rebuild) the index at `out` and publish it; returns it opened.
 
@@ -68,7 +78,10 @@ def build_index(
     `bm25`: the lexical side's k1 and b (default `Bm25Params()`), kept in the manifest so that
     every later version scores with them. `spans` ({doc_id: [(start, end), ...]}, the local
     engine only) chunks every document at those character spans instead (a re-index keeping
-    its source's chunking).
+    its source's chunking). `vectors` (N documents x the model's dimension, float32; a mapped
+    `.npy` stays mapped) brings vectors made elsewhere: row i is document i in corpus order,
+    each document is one chunk, nothing is encoded and `model` only encodes queries
+    (`indexer.given_vectors` says what is refused, all before anything is written).
     `out` is a folder or a `milvus://` address (`indexer.locate`): the same reading, chunking
     and encoding (either engine), then the store publishes it.
     """
@@ -78,6 +91,9 @@ def build_index(
         raise ValueError(f"Invalid build engine {engine!r}. Valid: {', '.join(ENGINES)}")
     if spans is not None and engine != "local":
         raise ValueError("spans (kept chunking) are built by the local engine only")
+    if vectors is not None and (engine != "local" or spans is not None):
+        raise ValueError("vectors (made elsewhere) are built by the local engine, one chunk per "
+                         "document: leave engine and spans out")
     clock = time.perf_counter()
     target = locate(out, role="out").build_target(preset)  # before anything is read or encoded
     check_build_args(preset, batch_size, shard_size, progress)
@@ -106,6 +122,9 @@ def build_index(
     else:
         enc = model
     docs = report.documents
+    given = None if vectors is None else check_vectors(
+        vectors, len(docs), enc.dim, enc.name, skipped=len(report.skipped),
+        duplicates=report.duplicates)
     work_root = target.work
     staging = None  # where Ray's workers write their rows, if the store takes them so
     build_notes: dict = {}
@@ -120,6 +139,15 @@ def build_index(
             return raybuild.encode_on_ray(enc, docs, chunking, batch_size, work.path, workers,
                                           ray_address, report_progress,
                                           raybuild.DOCS_PER_SHARD, staging)
+    elif given is not None:
+        report_progress(BuildProgress("chunk", 0, len(docs)))
+        chunks = whole_document_chunks(enc, docs, chunking)
+        report_progress(BuildProgress("chunk", len(docs), len(docs)))
+        work = shards_folder(work_root, "given")
+        build_notes = {"vectors": "given: one chunk per document, encoded elsewhere"}
+
+        def encode():
+            return chunks, unit_rows(given), {}
     else:
         clock = time.perf_counter()
         report_progress(BuildProgress("chunk", 0, len(docs)))

@@ -66,13 +66,18 @@ def _title_prefix(encoder, title: str, budget: int) -> tuple[str, int]:
     """(prefix to prepend, its token count), the title cut to at most half the budget."""
     if not title.strip():
         return "", 0
-    enc = encoder.tokenizer(title, add_special_tokens=False, return_offsets_mapping=True,
-                            verbose=False)
-    offsets = enc["offset_mapping"]
+    offsets = encoder.tokenizer(title, add_special_tokens=False, return_offsets_mapping=True,
+                                verbose=False)["offset_mapping"]
+    return _prefix_of(title, offsets, budget), min(len(offsets), budget // 2) + 1
+
+
+def _prefix_of(title: str, offsets, budget: int) -> str:
+    """The title, cut to half the budget's tokens, and the separator ("" for a blank title)."""
+    if not title.strip():
+        return ""
     if len(offsets) > budget // 2:
         title = title[: offsets[budget // 2 - 1][1]]
-    prefix = title + TITLE_SEPARATOR
-    return prefix, min(len(offsets), budget // 2) + 1
+    return title + TITLE_SEPARATOR
 
 
 def _windows(offsets: Sequence[tuple[int, int]], text: str, size: int, overlap: int):
@@ -159,6 +164,37 @@ def _fit(encoder, text: str, offsets, prefix: str, size: int, overlap: int
         if max(lengths) <= encoder.max_length or size <= 8:
             return [(s, e, enc) for (s, e), enc in zip(spans, encoded, strict=True)]
         size -= max(1, max(lengths) - encoder.max_length)
+
+
+def whole_document_chunks(encoder, documents, config: ChunkingConfig,
+                          batch: int = 4096) -> list[Chunk]:
+    """One chunk per document, its whole text (a build from vectors made elsewhere: nothing is
+    encoded here, `encoded` feeds the lexical side). The title prefix is what `chunk_input`
+    gives, its titles tokenized `batch` at a time."""
+    docs = list(documents)
+    budget = _budget(encoder, config)
+    prefixes = [""] * len(docs)
+    if config.title_in_chunk:
+        for first in range(0, len(docs), batch):
+            part = docs[first:first + batch]
+            titles = [d.title for d in part]
+            offsets = encoder.tokenizer(titles, add_special_tokens=False,
+                                        return_offsets_mapping=True,
+                                        verbose=False)["offset_mapping"]
+            for i, (title, offs) in enumerate(zip(titles, offsets, strict=True)):
+                prefixes[first + i] = _prefix_of(title, offs, budget)
+    chunks = []
+    for doc, prefix in zip(docs, prefixes, strict=True):
+        start, end = _trimmed(doc.text)
+        chunks.append(Chunk(doc.id, 0, start, end, doc.text[start:end],
+                            prefix + doc.text[start:end]))
+    return chunks
+
+
+def _trimmed(text: str) -> tuple[int, int]:
+    """The span of `text` without its outer white space, as a token window would cover it."""
+    end = len(text.rstrip())
+    return (len(text) - len(text.lstrip()), end) if end else (0, len(text))
 
 
 def chunks_from_spans(encoder, documents, spans, config: ChunkingConfig) -> list[Chunk]:

@@ -41,7 +41,9 @@ def cmd_build(args) -> int:
 
     from .build import build_index
     from .chunking import ChunkingConfig
+    from .given_vectors import load_vectors_file
 
+    vectors = None if args.vectors is None else load_vectors_file(args.vectors)
     index = build_index(
         args.corpus, args.out, model=args.model, preset=args.index,
         corpus_options=corpus_options(args), batch_size=args.batch_size, shard_size=args.shard_size,
@@ -49,7 +51,7 @@ def cmd_build(args) -> int:
         progress=StageBar(), engine=args.engine,
         workers=(args.workers or RAY_WORKERS) if args.engine == "ray" else 1,
         ray_address=args.ray_address,
-        backend=args.backend, bm25=Bm25Params(args.bm25_k1, args.bm25_b),
+        backend=args.backend, bm25=Bm25Params(args.bm25_k1, args.bm25_b), vectors=vectors,
     )
     st = index.stats()
     _report_skipped(st.skipped, st.duplicates)

@@ -26,6 +26,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.command == "build":
         store_target(p, args)
+    if args.command == "build" and args.vectors is not None:
+        clash = [flag for flag, value in (("--engine ray", args.engine == "ray"),
+                                          ("--chunk-tokens", args.chunk_tokens is not None))
+                 if value]
+        if clash:
+            p.error(f"--vectors makes each document one chunk, encoded elsewhere: leave "
+                    f"{' and '.join(clash)} out")
     if args.command == "build" and args.engine != "ray":
         ignored = [flag for flag, value in (("--workers", args.workers),
                                             ("--ray-address", args.ray_address))
@@ -90,6 +97,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--chunk-tokens", type=POSITIVE, help="default: the model's max length")
     b.add_argument("--overlap", type=NON_NEGATIVE, default=32)
     b.add_argument("--no-title", action="store_true", help="do not prepend titles to chunks")
+    b.add_argument("--vectors", help="a .npy file of one float32 row per document, in corpus "
+                   "order, made elsewhere: nothing is encoded, each document is one chunk, "
+                   "--model encodes queries (its dimension must match)")
     b.add_argument("--bm25-k1", type=number(0), default=1.5, help="BM25 term-frequency "
                    "saturation (lower: repeats of a query word count less); kept by the index")
     b.add_argument("--bm25-b", type=number(0), default=0.75, help="BM25 length normalisation, "

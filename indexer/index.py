@@ -23,11 +23,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .chunking import Chunk, ChunkingConfig, chunk_documents, chunk_input
+from .chunking import Chunk, ChunkingConfig, chunk_documents, chunk_input, whole_document_chunks
 from .documents import Document, Hit
 from .embedding import embed_passages
 from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
+from .given_vectors import check_vectors, unit_rows
 from .index_encoder import check_fits, index_backend, load_index_encoder
 from .presets import Spec
 from .search_args import MODES
@@ -250,13 +251,17 @@ class SemanticIndex(ABC):
     # -- writing -------------------------------------------------------------------------------
     @abstractmethod
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-            progress: Callable[[int, int], None] | None = None) -> int:
+            progress: Callable[[int, int], None] | None = None,
+            vectors: np.ndarray | None = None) -> int:
         """Add new documents (ids must be new: `upsert` replaces). Returns chunks added.
-        `progress(chunks embedded, chunks in all)` is called every few batches."""
+        `progress(chunks embedded, chunks in all)` is called every few batches. `vectors`
+        (one row per document, made elsewhere, as `build_index` takes them) makes each
+        document one chunk and encodes nothing."""
 
     @abstractmethod
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-               progress: Callable[[int, int], None] | None = None) -> int:
+               progress: Callable[[int, int], None] | None = None,
+               vectors: np.ndarray | None = None) -> int:
         """Add documents, replacing any with the same id. Returns chunks added."""
 
     @abstractmethod
@@ -286,9 +291,16 @@ class SemanticIndex(ABC):
                              "use upsert() to replace them")
 
     def _encoded(self, docs: list[Document], batch_size: int,
-                 progress: Callable[[int, int], None] | None) -> tuple[list[Chunk], np.ndarray]:
-        """`docs` chunked as the index chunks and encoded as passages, before any change."""
-        chunks = chunk_documents(self.encoder, docs, ChunkingConfig(**self.manifest["chunking"]))
+                 progress: Callable[[int, int], None] | None,
+                 vectors: np.ndarray | None = None) -> tuple[list[Chunk], np.ndarray]:
+        """`docs` chunked as the index chunks and encoded as passages, before any change; with
+        `vectors` (made elsewhere, one per document) each is one chunk and nothing is encoded."""
+        chunking = ChunkingConfig(**self.manifest["chunking"])
+        if vectors is not None:
+            given = check_vectors(vectors, len(docs), self.manifest["dim"],
+                                  self.manifest["encoder"]["name"])
+            return whole_document_chunks(self.encoder, docs, chunking), unit_rows(given)
+        chunks = chunk_documents(self.encoder, docs, chunking)
         vectors = embed_passages(self.encoder, [c.encoded for c in chunks], batch_size,
                                  progress and (lambda n: progress(n, len(chunks))))
         return chunks, vectors

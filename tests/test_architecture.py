@@ -74,8 +74,7 @@ def test_no_module_imports_a_private_name_of_another():
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if not isinstance(node, ast.ImportFrom):
                     continue
-                ours = node.level > 0 or (node.module or "").split(".")[0] in OWNER \
-                    or package == "bench"  # bench scripts import each other by bare name
+                ours = node.level > 0 or (node.module or "").split(".")[0] in OWNER
                 for alias in node.names:
                     if ours and alias.name.startswith("_") and not alias.name.startswith("__"):
                         private.append(f"{path.relative_to(REPO)}:{node.lineno} "

@@ -22,6 +22,7 @@ from ..errors import ConcurrentWriteError
 from ..presets import Spec, create, emptied, train_and_add, training_needs
 from ..validation import check_field_kinds
 from . import db
+from .columns import Columns
 from .store import Staging, write_vectors
 
 
@@ -153,13 +154,15 @@ class WorkingCopy:
                 other.add(*arg)
 
     # -- publication -------------------------------------------------------------------------
-    def stage(self, lexical: LexicalIndex) -> None:
-        """Write the FAISS and BM25 files beside the SQLite copy, and close the copy."""
+    def stage(self, lexical: LexicalIndex, columns: Columns) -> None:
+        """Write the FAISS, BM25 and filter-index files beside the SQLite copy, and close the
+        copy."""
         write_vectors(self.vectors, self.staging.file("faiss"))
-        bm25 = self.staging.file("bm25")
-        if bm25.exists():  # from an earlier save that failed
-            shutil.rmtree(bm25)
-        lexical.save(bm25)
+        for role, part in (("bm25", lexical), ("fields", columns)):
+            folder = self.staging.file(role)
+            if folder.exists():  # from an earlier save that failed
+                shutil.rmtree(folder)
+            part.save(folder)
         self.close()
 
     def close(self) -> None:

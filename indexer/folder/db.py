@@ -179,6 +179,13 @@ def counts(conn: sqlite3.Connection) -> dict[str, int]:
             "tombstones": one("SELECT count(*) FROM tombstones")}
 
 
+def iter_lexical_rows(conn: sqlite3.Connection, batch: int = 10_000) -> Iterator[tuple[int, str]]:
+    """(chunk id, BM25 tokens joined by spaces) of every chunk in id order, `batch` at a time."""
+    cursor = conn.execute("SELECT chunk_id, lex FROM chunks ORDER BY chunk_id")
+    while rows := cursor.fetchmany(batch):
+        yield from rows
+
+
 def lexical_rows(conn: sqlite3.Connection) -> tuple[list[int], list[list[str]]]:
     ids, tokens = [], []
     for chunk_id, lex in conn.execute("SELECT chunk_id, lex FROM chunks ORDER BY chunk_id"):

@@ -22,6 +22,7 @@ from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_positive_int
 from . import db, store
 from .changes import WorkingCopy
+from .columns import Columns
 from .search import Searcher
 from .writes import FolderWrites
 
@@ -71,8 +72,8 @@ class FolderIndex(FolderWrites, SemanticIndex):
     @property
     def lexical(self) -> LexicalIndex:
         if self._lexical is None:
-            self._lexical = LexicalIndex.build(*db.lexical_rows(self.conn),
-                                               Bm25Params.of(self.manifest))
+            self._lexical = LexicalIndex.from_rows(db.iter_lexical_rows(self.conn),
+                                                   Bm25Params.of(self.manifest))
         return self._lexical
 
     # -- reading -----------------------------------------------------------------------------
@@ -117,14 +118,26 @@ class FolderIndex(FolderWrites, SemanticIndex):
                 np.asarray(db.tombstones(self.conn), dtype=np.int64)
             self._search = Searcher(self.vectors, self.conn, self.spec, tombstones,
                                     lambda: self.lexical, self._encode_queries,
-                                    self.field_types, self.counts)
+                                    self.field_types, self.counts, self._columns)
         return self._search
+
+    def _columns(self) -> Columns | None:
+        """The published version's filter index (built here once for a version written before
+        it had one); None while there are unsaved changes (SQLite matches them)."""
+        if self._work is not None:
+            return None
+        if self._version.columns is None:
+            self._version.columns = Columns.build(self.conn, self.field_types())
+        return self._version.columns
 
     def field_types(self) -> dict[str, str]:
         return db.field_types(self.conn) if self._work else dict(self.manifest["metadata_fields"])
 
     def _field_values(self, name: str, limit: int) -> list[Any] | None:
         key = (name, limit)
+        columns = self._columns()
+        if columns is not None and name in columns.fields:
+            return columns.fields[name].distinct(columns.live, limit)
         if self._work:
             return db.field_values(self.conn, name, limit)
         if key not in self._values:  # a published version never changes: keep its values

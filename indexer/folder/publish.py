@@ -19,6 +19,7 @@ from ..errors import ConcurrentWriteError
 from ..presets import Spec, create, train_and_add
 from ..stored import ChunkRow
 from . import db, store
+from .columns import Columns
 from .index import FolderIndex
 
 
@@ -40,7 +41,8 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         write_vectors = vectors.merge
     else:
         index = create(spec, fields["dim"])
-        train_and_add(index, (vectors.array() if sharded else vectors).astype(np.float32), ids)
+        train_and_add(index, np.ascontiguousarray(vectors.array() if sharded else vectors,
+                                                 dtype=np.float32), ids)
         write_vectors = partial(store.write_vectors, index)
     progress(BuildProgress("index", len(chunks), len(chunks)))
     stages = build["stages"]
@@ -48,8 +50,8 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
     clock = time.perf_counter()
 
     progress(BuildProgress("save", 0, 1))
-    tokens = [lex.split(" ") if lex else [] for *_, lex in chunks]
-    lexical = LexicalIndex.build(ids.tolist(), tokens, bm25)
+    lexical = LexicalIndex.build(ids, (lex.split(" ") if lex else [] for *_, lex in chunks),
+                                 bm25)
     staging = store.Staging(out)
     try:
         conn = db.open_writable(staging.file("sqlite"))
@@ -60,6 +62,8 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         fields = {**fields, "preset": spec.preset, "faiss_spec": spec.factory,
                   "knobs": spec.knobs, "bm25": bm25.to_dict(), "counts": db.counts(conn),
                   "metadata_fields": db.field_types(conn)}
+        columns = Columns.build(conn, fields["metadata_fields"])
+        columns.save(staging.file("fields"))
         conn.close()
         index = write_vectors(staging.file("faiss"))
         lexical.save(staging.file("bm25"))
@@ -78,4 +82,4 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         raise
     sqlite = out / manifest["files"]["sqlite"]["path"]
     return FolderIndex(store.Version(out, manifest, token, index, db.open_readonly(sqlite),
-                                     lexical), encoder=encoder)
+                                     lexical, columns), encoder=encoder)

@@ -22,8 +22,11 @@ from ..presets import Spec, exhaustive_knobs, search_params
 from ..search_args import check_search
 from ..search_threads import faiss_threads
 from . import db
+from .allowed import Allowed, exact_ranked
+from .columns import Columns
 
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
+DOC_OF_KEPT = 100_000  # chunk -> document ids a searcher keeps between queries (no columns)
 
 
 class Searcher:
@@ -34,7 +37,8 @@ class Searcher:
                  tombstones: np.ndarray, lexical: Callable[[], LexicalIndex],
                  encode: Callable[[list[str]], np.ndarray],
                  field_types: Callable[[], dict[str, str]],
-                 counts: Callable[[], dict[str, int]]) -> None:
+                 counts: Callable[[], dict[str, int]],
+                 columns: Callable[[], Columns | None] = lambda: None) -> None:
         self.vectors = vectors
         self.conn = conn
         self.spec = spec
@@ -43,6 +47,7 @@ class Searcher:
         self._encode = encode
         self._field_types = field_types
         self._counts = counts
+        self._columns = columns
         self._doc_of: dict[int, str] = {}  # chunk id -> document id, filled as hits arrive
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
@@ -54,11 +59,9 @@ class Searcher:
             [queries] if single else queries, k, mode, per_chunk, rrf_k, fusion, weights,
             self.spec, knobs)
         counts = self._counts()
-        allowed, n_docs = None, counts["documents"]
-        if filter is not None:
-            allowed, n_docs = db.matching_chunks(self.conn,
-                                                 compile_filter(filter, self._field_types()))
-        n_chunks = len(allowed) if allowed is not None else counts["chunks"]
+        allowed = None if filter is None else self._allowed(filter)
+        n_docs = counts["documents"] if allowed is None else allowed.docs
+        n_chunks = counts["chunks"] if allowed is None else allowed.count
         want = min(k, n_chunks if per_chunk else n_docs)
         if want == 0:
             results: list[list[Hit]] = [[] for _ in items]
@@ -66,6 +69,17 @@ class Searcher:
             ranked = self._ranked(items, want, mode, per_chunk, allowed, knobs, fusion_args)
             results = [self._hits(r) for r in ranked]
         return results[0] if single else results
+
+    def _allowed(self, spec: dict[str, Any]) -> Allowed:
+        """The chunks a filter allows: from the filter index (`Columns`) where the version has
+        one for every field named, else matched by SQLite (a writer's unsaved copy)."""
+        conditions = compile_filter(spec, self._field_types())
+        columns = self._columns()
+        if columns is not None and columns.can_match(conditions):
+            mask, docs = columns.matching(conditions)
+            return Allowed(mask, int(np.count_nonzero(mask)), docs)
+        ids, docs = db.matching_chunks(self.conn, conditions)
+        return Allowed.of_ids(ids, docs, int(self.vectors.ntotal))
 
     def _ranked(self, queries, want, mode, per_chunk, allowed, knobs, fusion_args):
         if mode == "dense":
@@ -75,9 +89,11 @@ class Searcher:
         depth = max(4 * want, 100)
         dense = self._dense(queries, depth, per_chunk, allowed, knobs, strict=False)
         lexical = self._lexical_search(queries, depth, per_chunk, allowed)
-        key = (lambda c: c) if per_chunk else self._doc_of.__getitem__  # chunk -> its group
+        key = (lambda c: c) if per_chunk else None  # chunk -> its group
         out = []
         for d, lx in zip(dense, lexical, strict=True):
+            if not per_chunk:
+                key = self._doc_key(lx + d)
             # dense wins the representative chunk (iterated last)
             best = {key(cid): cid for cid, _ in lx + d}
             fused = fuse([[(key(c), s) for c, s in d], [(key(c), s) for c, s in lx]],
@@ -87,28 +103,47 @@ class Searcher:
 
     def _group(self, ranked: Ranked, want: int, per_chunk: bool) -> Ranked:
         """Best chunk per document (or chunks as they come), at most `want`."""
-        doc_of = self._doc_of
-        missing = [c for c, _ in ranked if c not in doc_of]
-        if missing:
-            doc_of.update(db.doc_ids_of_chunks(self.conn, missing))
+        key = self._doc_key(ranked)
         out, seen = [], set()
         for cid, score in ranked:
-            key = cid if per_chunk else doc_of.get(cid)
-            if key is None or key in seen:
+            group = cid if per_chunk else key(cid)
+            if group is None or group in seen:
                 continue  # a chunk that is no longer live
-            seen.add(key)
+            seen.add(group)
             out.append((cid, score))
             if len(out) == want:
                 break
         return out
 
+    def _doc_key(self, ranked: Ranked) -> Callable[[int], object]:
+        """Chunk id -> its document (None: not live): the filter index's document column, or
+        SQLite's chunk rows (a writer's unsaved copy), kept for the next queries up to a bound."""
+        columns = self._columns()
+        if columns is not None:
+            doc = columns.doc
+            return lambda c: int(doc[c]) if 0 <= c < len(doc) and doc[c] >= 0 else None
+        doc_of = self._doc_of
+        missing = [c for c, _ in ranked if c not in doc_of]
+        if missing:
+            if len(doc_of) > DOC_OF_KEPT:
+                doc_of.clear()
+            doc_of.update(db.doc_ids_of_chunks(self.conn, missing))
+        return doc_of.get
+
     def _dense(self, queries, want, per_chunk, allowed, knobs, strict=True) -> list[Ranked]:
         """FAISS search with adaptive over-fetch: grow the fetch, then exhaustive knobs, until
-        each query has `want` documents (or everything that can match has been seen)."""
+        each query has `want` documents (or everything that can match has been seen). Under a
+        filter that allows few chunks, or when the grown fetch still misses some, the allowed
+        vectors are scored exactly instead of widening the search to the whole index."""
         qv = self._encode(list(queries))  # (Q, dim) unit rows
+        if allowed is not None and allowed.few:  # exact over the few allowed vectors
+            exact = exact_ranked(self.vectors, qv, allowed)
+            if exact is not None:
+                return [self._group(r, want, per_chunk) for r in exact]
         ntotal = int(self.vectors.ntotal)
+        limit = ntotal if allowed is None else min(ntotal, allowed.count)
         sel = self._selector(allowed)
-        fetch = min(ntotal, want if per_chunk else max(4 * want, 16))
+        fetch = min(limit, want if per_chunk else max(4 * want, 16))
         exhaustive = False
         out: list[Ranked | None] = [None] * len(queries)
         pending = list(range(len(queries)))
@@ -125,19 +160,26 @@ class Searcher:
                 if len(out[q]) < want:
                     still.append(q)
             pending = still
-            if not pending or not strict and fetch >= min(ntotal, 4 * want):
+            if not pending or not strict and fetch >= min(limit, 4 * want):
                 break
-            if fetch < ntotal:
-                fetch = min(ntotal, fetch * 4)
+            if fetch < limit:
+                fetch = min(limit, fetch * 4)
+            elif allowed is not None:  # never widen a filtered search to every vector
+                exact = exact_ranked(self.vectors, qv[pending], allowed)
+                if exact is not None:
+                    for q, r in zip(pending, exact, strict=True):
+                        out[q] = self._group(r, want, per_chunk)
+                    break
+                allowed = None  # this index cannot give its vectors back: its own way
             elif not exhaustive and self.spec.knobs:
                 exhaustive = True
             else:
                 break
         return [r or [] for r in out]
 
-    def _selector(self, allowed: list[int] | None):
-        if allowed is not None:
-            return faiss.IDSelectorBatch(np.asarray(allowed, dtype=np.int64))
+    def _selector(self, allowed: Allowed | None):
+        if allowed is not None:  # a filter's mask holds live chunks only
+            return allowed.selector()
         if len(self.tombstones):
             batch = faiss.IDSelectorBatch(self.tombstones)
             sel = faiss.IDSelectorNot(batch)
@@ -148,12 +190,12 @@ class Searcher:
     def _lexical_search(self, queries, want, per_chunk, allowed) -> list[Ranked]:
         lexical = self._lexical()
         fetch = min(len(lexical), want if per_chunk else max(4 * want, 16))
-        allowed_set = set(allowed) if allowed is not None else None
+        allowed_mask = allowed.mask if allowed is not None else None
         out: list[Ranked] = []
         for query in queries:
             n = fetch
             while True:
-                ranked = lexical.search([query], n, allowed_set)[0]
+                ranked = lexical.search([query], n, allowed_mask)[0]
                 grouped = self._group(ranked, want, per_chunk)
                 if len(grouped) >= want or len(ranked) < n or n >= len(lexical):
                     break

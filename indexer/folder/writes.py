@@ -12,6 +12,7 @@ from ..errors import ConcurrentWriteError
 from ..validation import check_doc_ids
 from . import db, store
 from .changes import WorkingCopy
+from .columns import Columns
 
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
 
@@ -44,29 +45,30 @@ class FolderWrites:
 
     @writes_index("adding documents")
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-            progress: Callable[[int, int], None] | None = None) -> int:
+            progress: Callable[[int, int], None] | None = None, vectors=None) -> int:
         """Add new documents (ids must be new: use `upsert` to replace). Returns chunks added.
         `progress(chunks embedded, chunks in all)` is called every few batches."""
         return self._insert("add", self._checked(documents, batch_size, replace=False),
-                            batch_size, progress)
+                            batch_size, progress, vectors)
 
     @writes_index("adding documents")
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-               progress: Callable[[int, int], None] | None = None) -> int:
+               progress: Callable[[int, int], None] | None = None, vectors=None) -> int:
         """Add documents, replacing any with the same id (an id twice among them is refused)."""
         return self._insert("upsert", self._checked(documents, batch_size, replace=True),
-                            batch_size, progress)
+                            batch_size, progress, vectors)
 
     def _write_kinds(self) -> dict[str, str]:
         """The metadata field kinds a write must keep (the working copy's, kept as it changes:
         reading them afresh would scan every document's metadata)."""
         return self._work.fields if self._work else self.field_types()
 
-    def _insert(self, how: str, docs: list[Document], batch_size: int, progress) -> int:
+    def _insert(self, how: str, docs: list[Document], batch_size: int, progress,
+                given=None) -> int:
         """Chunk and encode `docs` (before any change), then `add` or `upsert` them."""
         if not docs:
             return 0
-        chunks, vectors = self._encoded(docs, batch_size, progress)
+        chunks, vectors = self._encoded(docs, batch_size, progress, given)
         return getattr(self._writable(), how)(docs, chunks, vectors)
 
     @writes_index("deleting documents")
@@ -116,12 +118,13 @@ class FolderWrites:
         fields = {**self.manifest, "counts": db.counts(work.conn),
                   "metadata_fields": db.field_types(work.conn)}
         self._search = None  # it holds the connection `stage` closes
-        work.stage(lexical)
+        columns = Columns.build(work.conn, fields["metadata_fields"])
+        work.stage(lexical, columns)
         manifest, token = store.publish(self.location, work.staging, fields,
                                         self._version.token)
         sqlite = self.location / manifest["files"]["sqlite"]["path"]
         self._version = store.Version(self.location, manifest, token, work.vectors,
-                                      db.open_readonly(sqlite), lexical)
+                                      db.open_readonly(sqlite), lexical, columns)
         self._work = None
 
     def _rebase(self) -> None:

@@ -134,19 +134,20 @@ class MilvusIndex(SemanticIndex):
 
     # -- writing -----------------------------------------------------------------------------
     def add(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-            progress: Callable[[int, int], None] | None = None) -> int:
+            progress: Callable[[int, int], None] | None = None, vectors=None) -> int:
         return self._write(self._checked(documents, batch_size, replace=False), batch_size,
-                           progress, replace=False)
+                           progress, vectors, replace=False)
 
     def upsert(self, documents: Sequence[Document | dict], *, batch_size: int = 32,
-               progress: Callable[[int, int], None] | None = None) -> int:
+               progress: Callable[[int, int], None] | None = None, vectors=None) -> int:
         return self._write(self._checked(documents, batch_size, replace=True), batch_size,
-                           progress, replace=True)
+                           progress, vectors, replace=True)
 
-    def _write(self, docs: list[Document], batch_size: int, progress, *, replace: bool) -> int:
+    def _write(self, docs: list[Document], batch_size: int, progress, given=None, *,
+               replace: bool) -> int:
         if not docs:
             return 0
-        chunks, vectors = self._encoded(docs, batch_size, progress)
+        chunks, vectors = self._encoded(docs, batch_size, progress, given)
         with write_lock(self.address):
             ids = [d.id for d in docs]
             manifest = read_manifest(self.client, self.address)

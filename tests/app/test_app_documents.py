@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from apptest_helpers import assert_clean, texts
 
-from bench.docwriters import html_page
+from bench.kit.docwriters import html_page
 from common.jobs import JobRunner, JobState
 
 pytestmark = pytest.mark.slow

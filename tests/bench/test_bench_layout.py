@@ -1,6 +1,7 @@
-"""bench/ a newcomer can find and trust: results written only through `write_results` (so each
-carries its stamp), no machine paths in scripts or results, every script imports and takes
-`--help`, and bench/README.md names every script and result file."""
+"""bench/ a newcomer can find and trust: a package whose scripts run as `python -m bench.NAME`,
+with no sys.path edits; results written only through `write_results` (so each carries its stamp),
+no machine paths in scripts or results, every script imports and takes `--help`, and
+bench/README.md names every script, shared helper (bench/kit/) and result file."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
-SCRIPTS = sorted(BENCH.glob("*.py"))
+SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name != "__init__.py")
+KITS = sorted(p for p in (BENCH / "kit").glob("*.py") if p.name != "__init__.py")
 # names of variables that hold a scratch folder or file (a temp dir, a cache, a log): writes
 # to them are work files, not results
 SCRATCH = {"work", "tmp", "log"}
@@ -23,10 +25,12 @@ WRITE_METHODS = {"write_text", "write_bytes"}
 NUMPY_SAVES = {"save", "savez", "savez_compressed", "savetxt"}
 # files that write something other than results, and why
 NOT_RESULTS = {"encode_worker.py": "its vectors, to the file encode.py names in its temp folder",
+               "search_hot_worker.py": "its timings, to the file search_hot.py names in its "
+                                       "temp folder",
                "docwriters.py": "the PDF, web, Word and Markdown files ingest benches read, into "
                                 "the scratch folders they name"}
 MACHINE_PATHS = ("/work/", "quiet.sh", "/root/", "/home/")
-IMPORTS_TORCH = {"explain.py", "explain_timing.py", "explain_curves.py"}  # ~15 s to import
+IMPORTS_TORCH = {"explain.py", "explain_timing.py"}  # ~15 s to import
 
 
 def writes_outside_scratch(path: Path) -> list[str]:
@@ -57,7 +61,8 @@ def writes_outside_scratch(path: Path) -> list[str]:
 
 def test_no_script_writes_result_files_but_through_write_results():
     """The stamp (commit, command, date, CPU) is only in files `write_results` writes."""
-    offenders = [w for path in SCRIPTS if path.name not in ("benchkit.py", *NOT_RESULTS)
+    offenders = [w for path in [*SCRIPTS, *KITS]
+                 if path.name not in ("benchkit.py", *NOT_RESULTS)
                  for w in writes_outside_scratch(path)]
     assert not offenders, ("write result files with benchkit.write_results (or name the "
                            f"scratch folder one of {sorted(SCRATCH)}): {offenders}")
@@ -81,7 +86,7 @@ def test_scripts_that_make_results_call_write_results():
         assert "write_results(" in (BENCH / name).read_text(encoding="utf-8"), name
 
 
-@pytest.mark.parametrize("path", [*SCRIPTS, *sorted((BENCH / "results").iterdir()),
+@pytest.mark.parametrize("path", [*SCRIPTS, *KITS, *sorted((BENCH / "results").iterdir()),
                                   BENCH / "README.md"], ids=lambda p: p.name)
 def test_no_machine_paths(path):
     text = path.read_text(encoding="utf-8")
@@ -93,25 +98,43 @@ def test_no_machine_paths(path):
     ids=lambda p: p.name)
 def test_every_script_imports_and_takes_help(script):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    done = subprocess.run([sys.executable, str(script.relative_to(REPO)), "--help"], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", f"bench.{script.stem}", "--help"], cwd=REPO,
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     if "argparse" in script.read_text(encoding="utf-8"):
         assert "usage:" in done.stdout
 
 
+def test_no_sys_path_edits_in_bench_or_its_tests():
+    """The scripts are modules of the `bench` package: `python -m bench.NAME` from the
+    repository root finds this checkout's packages and `bench.kit`, with no path edits."""
+    edits = re.compile(r"sys\.path\.(insert|append|extend)|sys\.path\s*(\[|\+?=)")
+    files = [*SCRIPTS, *KITS, *sorted((REPO / "tests" / "bench").glob("*.py"))]
+    found = [f"{p.relative_to(REPO)}:{n}" for p in files
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if edits.search(line)]
+    assert not found, found
+
+
 def test_the_readme_names_every_script_and_result_file():
     readme = (BENCH / "README.md").read_text(encoding="utf-8")
     missing = [p.name for p in SCRIPTS if f"({p.name})" not in readme]
+    missing += [f"kit/{p.name}" for p in KITS if f"(kit/{p.name})" not in readme]
     stems = {re.sub(r"\.(md|json)$", "", p.name) for p in (BENCH / "results").iterdir()}
     missing += [s for s in sorted(stems) if f"`{s}." not in readme]
     assert not missing, f"bench/README.md does not say what these are: {missing}"
 
 
 def test_the_readme_commands_run_from_the_repository_root():
+    """Commands are `python -m bench.NAME ...` of a script that is there; none runs a script by
+    its path (which would miss `bench.kit`)."""
     readme = (BENCH / "README.md").read_text(encoding="utf-8")
-    for script in set(re.findall(r"`(?:[^`]* )?(bench/\w+\.py)", readme)):
-        assert (REPO / script).is_file(), script
+    spans = re.findall(r"`([^`]+)`", readme)
+    modules = {m for s in spans for m in re.findall(r"python -m bench\.([a-z0-9_]+)", s)}
+    assert modules, "bench/README.md shows no `python -m bench.NAME` command"
+    assert not [m for m in modules if not (BENCH / f"{m}.py").is_file()]
+    by_path = [s for s in spans if re.search(r"(^|python3? )bench/\w+\.py( |$)", s)]
+    assert not by_path, f"run these as `python -m bench.NAME`: {by_path}"
 
 
 def test_docs_link_to_the_readme():

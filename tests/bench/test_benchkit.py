@@ -1,4 +1,4 @@
-"""bench/benchkit.py: every result file says which commit, command, date and CPU made it."""
+"""bench/kit/benchkit.py: every result file says which commit, command, date and CPU made it."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.kit import benchkit
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
-import benchkit  # noqa: E402
 
 CPUINFO = """processor\t: 0
 model name\t: Test CPU 9000 @ 2.0GHz
@@ -47,7 +47,7 @@ def test_write_results_stamps_commit_command_date_and_cpu_into_both_files(fake_m
     stamp = payload["stamp"]
     assert payload["rows"] == [{"x": 1}]
     assert stamp["commit"].startswith(head_commit())
-    assert re.search(r"(^| )bench/fake\.py --n 3$", stamp["command"])
+    assert re.search(r"(^| )-m bench\.fake --n 3$", stamp["command"])
     assert stamp["date"][:10] in (before, time.strftime("%Y-%m-%d", time.gmtime()))
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", stamp["date"])
     assert stamp["cpu"] == "Test CPU 9000 @ 2.0GHz"
@@ -107,7 +107,7 @@ def test_the_stamped_command_has_no_machine_paths(monkeypatch, tmp_path):
                                 "--index", f"minilm={tmp_path / 'home' / 'bench' / 'ix'}",
                                 "--out", str(REPO / "bench" / "results"),
                                 "--elsewhere", "/some/machine/folder"])
-    assert command.endswith("bench/scifact_cv.py --cv $BERTSCOPE_HOME/runs/scifact "
+    assert command.endswith(" -m bench.scifact_cv --cv $BERTSCOPE_HOME/runs/scifact "
                             "--data $BERTSCOPE_DATA --index minilm=$BERTSCOPE_HOME/bench/ix "
                             "--out bench/results --elsewhere .../folder")
     assert str(tmp_path) not in command and str(REPO) not in command

@@ -1,12 +1,8 @@
-"""bench/fusion_cv.py: choosing BM25's parameters and fusion weights on the *other* folds."""
+"""bench/kit/fusion_cv.py: choosing BM25's parameters and fusion weights on the *other* folds."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from fusion_cv import cross_validate, cross_validate_configs, folds_of, simplex  # noqa: E402
+from bench.kit.fusion_cv import cross_validate, cross_validate_configs, folds_of, simplex
 
 QIDS = [f"q{i}" for i in range(20)]
 QRELS = {q: {f"{q}-rel": 1} for q in QIDS}

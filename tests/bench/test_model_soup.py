@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 from sentence_transformers import SentenceTransformer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from model_soup import parse_run, soup  # noqa: E402
+from bench.model_soup import parse_run, soup
 
 
 @pytest.fixture(scope="module")

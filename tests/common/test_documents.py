@@ -1,4 +1,4 @@
-"""common.documents on real files made by real writers (bench/docwriters.py: reportlab,
+"""common.documents on real files made by real writers (bench/kit/docwriters.py: reportlab,
 python-docx): text, pages and sections, hyphenation rejoined, running headers and footers
 dropped, two columns in order, web boilerplate dropped, Chinese read whole, front matter as
 metadata, and each way a file fails as one line."""
@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from bench.docwriters import (
+from bench.kit.docwriters import (
     BOILERPLATE_WORDS,
     HEADER,
     write_docx,

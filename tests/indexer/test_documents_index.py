@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.docwriters import write_docx, write_html, write_markdown, write_pdf
+from bench.kit.docwriters import write_docx, write_html, write_markdown, write_pdf
 from common.documents import LAYOUT_KEY
 from indexer import ChunkingConfig, SemanticIndex, build_index
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.docwriters import write_docx, write_html, write_markdown, write_pdf
+from bench.kit.docwriters import write_docx, write_html, write_markdown, write_pdf
 from indexer import ChunkingConfig, SemanticIndex, build_index
 from indexer.sync import sync_folder
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bench.docwriters import write_markdown, write_pdf
+from bench.kit.docwriters import write_markdown, write_pdf
 from indexer import ChunkingConfig, SemanticIndex, build_index
 from rag import context_for
 

@@ -6,6 +6,7 @@ from .cases_indexer_documents import document_cases
 from .cases_indexer_migrate import migrate_cases
 from .cases_indexer_odd import cli_cases
 from .cases_indexer_rebuild import rebuild_cases
+from .cases_vectors import VECTORS
 from .probe import Case, Outcome, cli
 
 M = ["--model", "minilm"]
@@ -323,7 +324,7 @@ REBUILD = rebuild_cases(_case("rebuild"), M)
 
 ODD = cli_cases(_case, M)
 DOC_BUILD, SYNC = document_cases(b, _case("sync"))
-COMMANDS = {"build": BUILD + ODD["build"] + DOC_BUILD, "sync": SYNC, "rebuild": REBUILD,
+COMMANDS = {"build": BUILD + ODD["build"] + DOC_BUILD + VECTORS, "sync": SYNC, "rebuild": REBUILD,
             "search": SEARCH + ODD["search"], "info": INFO, "add": ADD, "delete": DELETE,
             "compact": COMPACT, "eval": EVAL, "default": DEFAULT,
             "migrate": migrate_cases(_case("migrate")), "export": EXPORT}

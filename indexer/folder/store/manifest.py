@@ -13,6 +13,9 @@ from ...manifest import FORMAT, FORMAT_VERSION
 
 MANIFEST = "manifest.json"
 ROLES = {"faiss": "vectors.faiss", "sqlite": "store.sqlite", "bm25": "bm25"}  # role -> file
+# files a version may lack (one written before they existed): the filter index (`Columns`)
+OPTIONAL_ROLES = {"fields": "fields"}
+ALL_ROLES = {**ROLES, **OPTIONAL_ROLES}
 # what the code reads from a manifest, and its type
 FIELDS = {"version": int, "files": dict, "encoder": dict, "dim": int, "preset": str,
           "faiss_spec": str, "knobs": dict, "chunking": dict, "metadata_fields": dict,
@@ -81,6 +84,14 @@ def parse(folder: Path, raw: bytes) -> dict:
                                     f"{rebuild_hint(folder)}")
         _check_fields(path, entry, ENTRY_FIELDS, folder, f"files.{role}.")
         entry_path(folder, role, entry)
+    for role in OPTIONAL_ROLES:
+        entry = manifest["files"].get(role)
+        if entry is not None:
+            if not isinstance(entry, dict):
+                raise CorruptIndexError(f"{path}: files.{role} is not an entry: the manifest is "
+                                        f"damaged; {rebuild_hint(folder)}")
+            _check_fields(path, entry, ENTRY_FIELDS, folder, f"files.{role}.")
+            entry_path(folder, role, entry)
     return manifest
 
 

@@ -16,7 +16,7 @@ from common.atomic import write_atomic
 from ...errors import ConcurrentWriteError
 from ...manifest import now
 from ...private import OWNER_LOCK, Private, claim, remove, write_lock
-from .manifest import MANIFEST, ROLES, read_raw, to_bytes, token
+from .manifest import ALL_ROLES, MANIFEST, ROLES, read_raw, to_bytes, token
 from .version import size_of
 
 STAGING = ".staging-"
@@ -37,7 +37,7 @@ class Staging(Private):
         super().__init__(Path(folder) / f"{STAGING}{self.tag}")
 
     def file(self, role: str) -> Path:
-        return self.path / ROLES[role]
+        return self.path / ALL_ROLES[role]
 
 
 def publish(folder: Path, staging: Staging, fields: dict, base: str | None
@@ -49,9 +49,9 @@ def publish(folder: Path, staging: Staging, fields: dict, base: str | None
     current, with nothing published. The manifest switch is the last step: a failure or a kill
     before it leaves the old version current and debris that the next publish removes.
     """
-    entries = {role: {"path": ROLES[role], "bytes": size_of(staging.file(role)),
+    entries = {role: {"path": ALL_ROLES[role], "bytes": size_of(staging.file(role)),
                       "algorithm": CHECKSUM, "checksum": file_checksum(staging.file(role))}
-               for role in ROLES}
+               for role in ALL_ROLES if role in ROLES or staging.file(role).exists()}
     fsync_tree(staging.path)
     with write_lock(folder):
         raw = read_raw(folder)

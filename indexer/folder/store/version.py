@@ -15,7 +15,17 @@ from common.lexical import LexicalIndex
 
 from ...errors import CorruptIndexError, IndexerError
 from .. import db
-from .manifest import MANIFEST, ROLES, entry_path, read_manifest, read_raw, rebuild_hint, token
+from ..columns import Columns
+from .manifest import (
+    MANIFEST,
+    OPTIONAL_ROLES,
+    ROLES,
+    entry_path,
+    read_manifest,
+    read_raw,
+    rebuild_hint,
+    token,
+)
 from .vectors import read_vectors
 
 RETRIES = 20
@@ -33,6 +43,7 @@ class Version:
     vectors: faiss.Index
     conn: sqlite3.Connection
     lexical: LexicalIndex | None  # None: rebuilt from the store when needed
+    columns: Columns | None = None  # the filter index; None: a version written before it
 
 
 class _Moved(Exception):
@@ -74,13 +85,17 @@ def check_folder(path: object) -> Path:
 
 
 def _load(folder: Path, manifest: dict, verify: bool):
-    paths = {role: entry_path(folder, role, manifest["files"][role]) for role in ROLES}
+    files = manifest["files"]
+    paths = {role: entry_path(folder, role, files[role])
+             for role in (*ROLES, *OPTIONAL_ROLES) if role in files}
     for role, path in paths.items():
-        check_file(folder, role, path, manifest["files"][role], verify)
+        check_file(folder, role, path, files[role], verify)
     conn = _read(folder, "sqlite", paths["sqlite"], db.open_readonly)
     vectors = _read(folder, "faiss", paths["faiss"], read_vectors)
     lexical = _read(folder, "bm25", paths["bm25"], LexicalIndex.load)
-    return vectors, conn, lexical
+    columns = _read(folder, "fields", paths["fields"], Columns.load) if "fields" in paths \
+        else None
+    return vectors, conn, lexical, columns
 
 
 def check_file(folder: Path, role: str, path: Path, entry: dict, verify: bool) -> None:

@@ -15,10 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "bench" / "results"
-if str(REPO) not in sys.path:  # `python bench/x.py` from a worktree: its packages, not the
-    sys.path.insert(1, str(REPO))  # editable install's (bench/ itself stays first)
 
 # CPU flags that change what runs fast: int8 dot products (VNNI, AMX), bf16, AVX-512
 CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_int8")
@@ -108,20 +106,20 @@ def portable(arg: str) -> str:
 
 def command(argv: list[str] | None = None) -> str:
     """The command that ran, runnable from the repository root: the environment variables that
-    change a measurement, the interpreter, `bench/X.py` and its arguments, no machine paths."""
+    change a measurement, the interpreter, `-m bench.X` and its arguments, no machine paths."""
     argv = list(sys.argv if argv is None else argv)
     script = Path(os.path.abspath(argv[0] if argv else "bench/unknown.py"))
     try:
-        script_text = str(script.relative_to(REPO))
+        module = ".".join(script.relative_to(REPO).with_suffix("").parts)
     except ValueError:
-        script_text = f"bench/{script.name}"
+        module = f"bench.{script.stem}"
     python = Path(os.path.abspath(sys.executable))  # not resolved: a venv's python is a link
     try:
         python_text = str(python.relative_to(REPO))
     except ValueError:
         python_text = "python"
     env = [f"{k}={shlex.quote(os.environ[k])}" for k in STAMPED_ENV if k in os.environ]
-    return " ".join([*env, python_text, script_text, *(portable(a) for a in argv[1:])])
+    return " ".join([*env, python_text, "-m", module, *(portable(a) for a in argv[1:])])
 
 
 def run_stamp(argv: list[str] | None = None) -> dict:

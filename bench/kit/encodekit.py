@@ -10,10 +10,8 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
-from benchkit import REPO, data_dir
-
+from bench.kit.benchkit import REPO, data_dir
 from encoder import backends
 
 MODELS = ("minilm", "e5-multilingual")
@@ -129,14 +127,15 @@ def set_threads(n: int) -> None:
         os.environ[var] = str(n)
 
 
-def run_measured(script: Path, args: list[str], *, timeout: float = 1800) -> dict:
-    """Run `python script args` in a fresh process (this checkout first on sys.path); returns the
+def run_measured(module: str, args: list[str], *, timeout: float = 1800) -> dict:
+    """Run `python -m module args` in a fresh process from this checkout (its packages first, not
+    an editable install's); returns the
     JSON of its last stdout line plus `peak_rss_mb`, the largest RSS psutil saw (every 20 ms)."""
     import psutil
 
     env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
                PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, str(script), *args], cwd=REPO, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = [0]
 
@@ -154,5 +153,5 @@ def run_measured(script: Path, args: list[str], *, timeout: float = 1800) -> dic
     out, err = proc.communicate(timeout=timeout)
     sampler.join()
     if proc.returncode != 0:
-        raise RuntimeError(f"{script.name} {' '.join(args)} failed:\n{err[-3000:]}")
+        raise RuntimeError(f"{module} {' '.join(args)} failed:\n{err[-3000:]}")
     return {**json.loads(out.strip().splitlines()[-1]), "peak_rss_mb": peak[0] / 2**20}

@@ -1,13 +1,15 @@
-"""Real files made by real writers, for the reader tests and bench/ingest.py: PDFs by reportlab
+"""Real files made by real writers, for the reader tests and the ingest benches: PDFs by reportlab
 (one passage a page, running header and footer, optional two columns and hyphenated line ends,
 Chinese in the STSong-Light CID font reportlab ships), Word files by python-docx (one heading a
 passage, a list and a table), web pages inside boilerplate (navigation, cookie banner, related
 links, footer) and Markdown with front matter. Each takes passages: (heading, text) pairs.
-Needs requirements-dev.txt (reportlab, python-docx)."""
+Needs requirements-dev.txt (reportlab, python-docx). `passages`: SciFact abstracts to fill
+them with, where the shared data is, else generated text."""
 
 from __future__ import annotations
 
 import html
+import random
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +18,25 @@ Passage = tuple[str, str]  # (heading, text)
 
 HEADER = "ACME Research Quarterly"
 BOILERPLATE_WORDS = ("Subscribe", "cookies", "Related stories", "Copyright")  # what must go
+
+
+def passages(n: int, seed: int = 0) -> list[Passage]:
+    """(title, abstract) of SciFact documents, else generated ones."""
+    from bench.kit import benchkit
+
+    rnd = random.Random(seed)
+    try:
+        import json
+
+        path = benchkit.data_dir() / "scifact" / "corpus.jsonl"
+        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()[:4000]]
+        rows = [r for r in rows if r.get("title") and 400 < len(r["text"]) < 2500]
+        rnd.shuffle(rows)
+        return [(r["title"][:90], " ".join(r["text"].split())) for r in rows[:n]]
+    except SystemExit:
+        words = "cells protein therapy patients levels increased reduced risk trial".split()
+        return [(f"Passage {i}", " ".join(rnd.choice(words) for _ in range(200)) + ".")
+                for i in range(n)]
 
 
 def _wrap_words(text: str, width: int) -> list[str]:

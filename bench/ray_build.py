@@ -1,7 +1,7 @@
 """Build throughput, local against Ray with 1 and 2 workers on the same corpus, and Ray's fixed
 cost, measured on this machine (the inputs of docs/SCALING.md's cost model).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/scale.py [--docs 300] [--workers 1,2]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.ray_build [--docs 300] [--workers 1,2]
 
 Each build is a fresh `flat` index of the first N SciFact abstracts with `minilm`, one torch
 thread per encoder (the local build's, each Ray actor's). Documents/s is documents over the
@@ -18,8 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import data_dir, write_results
-
+from bench.kit.benchkit import data_dir, write_results
 from common import bertscope_home
 from indexer import build_index, read_corpus
 from indexer.ray import encode as raybuild
@@ -62,7 +61,7 @@ def main() -> int:
     rows += [one_build(docs, "ray", int(w)) for w in args.workers.split(",")]
     payload = {"corpus": f"first {len(docs)} SciFact abstracts, {args.per_shard} per Ray shard",
                "model": "minilm", "rows": rows}
-    write_results("scale", payload, table(payload))
+    write_results("ray_build", payload, table(payload))
     print(table(payload))
     return 0
 
