@@ -9,6 +9,9 @@ INDEX_ROOT ?= indexes
 # builds both.
 LANGS ?= en
 PORT ?= 8501
+# Where the app listens: this machine only. Not read from the environment (a shell may set HOST
+# to its machine's name): exposing the app is said on the command line, `make app HOST=0.0.0.0`.
+HOST := 127.0.0.1
 SERVE_PORT ?= 8000
 # Tests run on one pytest-xdist worker per core plus one, at most 4 (`make test WORKERS=` runs them
 # in one process); each file stays on one worker (tests/conftest.py groups them). The extra worker
@@ -42,8 +45,8 @@ default-index: $(VENV)/.runtime-installed
 		default --lang $$lang || exit 1; done
 
 app: default-index
-	BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.port $(PORT) \
-		--server.headless true --browser.gatherUsageStats false
+	BERTSCOPE_INDEX_ROOT=$(INDEX_ROOT) $(BIN)/streamlit run app/Home.py --server.address $(HOST) \
+		--server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 # The HTTP retrieval service over every index under INDEX_ROOT (docs at /docs, see docs/API.md).
 serve: default-index

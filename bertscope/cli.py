@@ -1,7 +1,8 @@
 """`bertscope index | train | serve | app ...`: the four entry points under one command.
 `index`, `train` and `serve` are `python -m indexer`, `python -m training` and
 `python -m service` (every argument passed on); `app` builds the default index when absent, as
-`make app` does, then runs the Streamlit app on it."""
+`make app` does, then runs the Streamlit app on it, listening on this machine only (127.0.0.1)
+unless `--host` says otherwise."""
 
 from __future__ import annotations
 
@@ -30,9 +31,25 @@ def app_script() -> Path:
     return script
 
 
+APP_HOST = "127.0.0.1"  # the app listens on this machine unless told otherwise (--host)
+
+
+def app_command(script: Path, port: int, host: str = APP_HOST) -> list[str]:
+    """The command that runs the Streamlit app: on `host` only (Streamlit's own default is
+    every network interface), headless, without usage statistics."""
+    return [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", host,
+            "--server.port", str(port), "--server.headless", "true",
+            "--browser.gatherUsageStats", "false"]
+
+
 def run_app(argv: Sequence[str]) -> int:
+    from common.argtypes import host, integer
+
     p = argparse.ArgumentParser(prog="bertscope app", description=COMMANDS["app"])
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--host", type=host, default=APP_HOST,
+                   help="address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0 exposes the app to every network this machine is on)")
+    p.add_argument("--port", type=integer(1, 65535), default=8501)
     p.add_argument("--index-root", type=Path,
                    default=Path(os.environ.get("BERTSCOPE_INDEX_ROOT", "indexes")),
                    help="where the app finds indexes (default indexes, or $BERTSCOPE_INDEX_ROOT)")
@@ -45,9 +62,7 @@ def run_app(argv: Sequence[str]) -> int:
                               env=env)
         if done.returncode:
             return done.returncode
-    return subprocess.run([sys.executable, "-m", "streamlit", "run", str(app_script()),
-                           "--server.port", str(args.port), "--server.headless", "true",
-                           "--browser.gatherUsageStats", "false"], env=env).returncode
+    return subprocess.run(app_command(app_script(), args.port, args.host), env=env).returncode
 
 
 def _main_of(module: str) -> Callable[[list[str]], int]:

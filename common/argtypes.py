@@ -1,10 +1,16 @@
-"""argparse `type=` callables for numbers: a value out of range or not a number is refused by
-argparse itself, naming the flag ("argument --k: must be >= 1, got 0"), exit status 2."""
+"""argparse `type=` callables for numbers and network addresses: a value out of range or not a
+number is refused by argparse itself, naming the flag ("argument --k: must be >= 1, got 0"),
+exit status 2."""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
+import re
+
+_LABEL = r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)"  # one part of a host name (RFC 1123)
+_HOSTNAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(\.{_LABEL})*\Z")
 
 
 def integer(minimum: int | None = None, maximum: int | None = None):
@@ -53,3 +59,16 @@ def number(minimum: float | None = None, *, above: float | None = None,
 
 POSITIVE = integer(1)
 NON_NEGATIVE = integer(0)
+
+
+def host(text: str) -> str:
+    """An address to listen on: an IPv4 or IPv6 address, or a host name (`localhost`)."""
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        pass
+    if _HOSTNAME.match(text) and not re.fullmatch(r"[0-9.]+", text):  # 999.1.1.1: no address
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text[:80]!r} is neither an IP address nor a host name: give 127.0.0.1 (this machine "
+        "only, the default), 0.0.0.0 (every network interface) or one interface's address")

@@ -16,7 +16,28 @@ from typing import Any
 from .text import lone_surrogate, surrogate_note
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+RESERVED_NAMES = ("source", "page", "section", "sha256", "format", "access")
+RESERVED_NOTE = "source, page, section, sha256, format, access, and every name starting with _"
+# the names a user may give, as a JSON Schema `pattern` (the service's OpenAPI schema says it)
+ALLOWED_PATTERN = rf"^(?!_)(?!(?:{'|'.join(RESERVED_NAMES)})$)"
 MIXED = "mixed"  # a field of an index written before kinds were kept: any scalar goes
+
+
+def is_reserved(name: object) -> bool:
+    """Whether metadata field `name` is one of the product's own (never taken from users)."""
+    return isinstance(name, str) and (name in RESERVED_NAMES or name.startswith("_"))
+
+
+def reserved_problem(name: str) -> str:
+    """Why a document from user input may not set metadata field `name` (a reserved one)."""
+    return (f"{name[:60]!r} is a metadata name BERTScope writes itself ({RESERVED_NOTE}): "
+            "hits cite a file's source, page and section from them and sync treats documents "
+            f"carrying them as files it read; rename the field (e.g. {_renamed(name)!r})")
+
+
+def _renamed(name: str) -> str:
+    """A name to suggest in place of reserved `name` (`url` for a link's `source`)."""
+    return "url" if name == "source" else "doc_" + (name.lstrip("_")[:40] or "field")
 
 
 def value_problem(value: Any) -> str | None:

@@ -35,6 +35,7 @@ from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, sh
 from .stores import locate
 from .validation import (
     check_build_args,
+    check_corpus_names,
     check_document_list,
     check_field_kinds,
     check_positive_int,
@@ -221,7 +222,9 @@ def _check_engine(engine: str, workers: int, ray_address: str | None) -> int:
 
 def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
     if isinstance(corpus, (str, Path)):
-        return read_corpus(corpus, options), str(corpus)
+        report = read_corpus(corpus, options)
+        check_corpus_names(report.documents, str(corpus))
+        return report, str(corpus)
     if isinstance(corpus, CorpusReport):  # read before (a rebuild: an index's own documents)
         return corpus, "<documents>"
     docs = {}

@@ -23,8 +23,8 @@ from .cli_progress import ChunkBar, StageBar
 EXIT_USAGE, EXIT_ERROR, EXIT_PARTIAL = 2, 1, 3
 
 
-def _report_skipped(skipped, duplicates: int) -> None:
-    for line in skipped_lines(skipped, duplicates):
+def _report_skipped(skipped, duplicates: int, notes=()) -> None:
+    for line in skipped_lines(skipped, duplicates, notes):
         print(line, file=sys.stderr)
 
 
@@ -54,7 +54,7 @@ def cmd_build(args) -> int:
         backend=args.backend, bm25=Bm25Params(args.bm25_k1, args.bm25_b), vectors=vectors,
     )
     st = index.stats()
-    _report_skipped(st.skipped, st.duplicates)
+    _report_skipped(st.skipped, st.duplicates, st.notes)
     size = f", {st.size_bytes / 1e6:.1f} MB" if st.size_bytes else ""  # Milvus: not known here
     print(f"built {args.out}: {st.documents} documents, {st.chunks} chunks, preset {st.preset} "
           f"({st.faiss_spec}), model {st.model} on {_backend(st)}{size}")
@@ -142,6 +142,7 @@ def cmd_info(args) -> int:
 
     st = SemanticIndex.open(args.index).stats().to_dict()
     st["skipped"] = f"{len(st['skipped'])} rows (see manifest.json)"
+    st["notes"] = f"{len(st['notes'])} files (see manifest.json)"
     print(json.dumps(st, indent=2, ensure_ascii=False))
     return 0
 
@@ -156,10 +157,12 @@ def cmd_export(args) -> int:
 def cmd_add(args) -> int:
     from .corpus import read_corpus
     from .index import SemanticIndex
+    from .validation import check_corpus_names
 
     index = SemanticIndex.open(args.index, backend=args.backend)
     report = read_corpus(args.corpus, corpus_options(args))
-    _report_skipped(report.skipped, report.duplicates)
+    check_corpus_names(report.documents, args.corpus)
+    _report_skipped(report.skipped, report.duplicates, report.notes)
     if not report.documents:  # as `build` does: nothing to add is an error, not a success
         raise report.unusable(args.corpus)
     ids = [d.id for d in report.documents]

@@ -37,3 +37,9 @@ class ConcurrentWriteError(IndexerError):
 
 class MigrationError(IndexerError):
     """A copy (`indexer.migrate`) that cannot be made, or does not match its source."""
+
+
+class PointerError(CorruptIndexError):
+    """A `NAME.milvus` pointer file that names no index: too large, not a regular file, a link
+    leading outside its root, not UTF-8, empty, or no Milvus address. The message names the file
+    and why, never what it holds (`indexer.milvus.pointer`)."""

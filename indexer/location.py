@@ -105,27 +105,34 @@ class IndexLocation(ABC):
     @classmethod
     def names(cls, target: object) -> bool:
         """True when `target` is written as one of this store's addresses (a mistyped one
-        too: `claim` refuses it in words), or is a pointer file of this store's."""
+        too: `claim` refuses it in words), or is a pointer of this store's: a file there (any
+        kind but a folder, a broken link too: reading it says what is wrong)."""
         if cls.scheme is not None and not isinstance(target, Path) and \
                 str(target).lower().startswith(cls.scheme):
             return True
-        return cls.pointer_suffix is not None and isinstance(target, (str, Path)) and \
-            Path(target).suffix == cls.pointer_suffix and Path(target).is_file()
+        return isinstance(target, (str, Path)) and cls._pointer(Path(target)) and \
+            (Path(target).exists() or Path(target).is_symlink())
 
     @classmethod
     @abstractmethod
-    def claim(cls, target: str | Path, role: str = "index path") -> IndexLocation:
+    def claim(cls, target: str | Path, role: str = "index path",
+              within: str | Path | None = None) -> IndexLocation:
         """The location `target` names: one `names` accepted (or, for the store that takes
-        what no other names, any path). `role` names the argument in errors."""
+        what no other names, any path). `role` names the argument in errors; `within` is the
+        index root a pointer was found in (a link out of it is refused)."""
 
     @classmethod
     def entry(cls, path: Path) -> Path | None:
         """Where `path`, an entry of a folder being searched for indexes, holds one of this
-        store's, the path its name is read from (a pointer's, without its suffix); else None."""
-        if cls.pointer_suffix is not None and path.suffix == cls.pointer_suffix \
-                and path.is_file():
-            return path.with_suffix("")
-        return None
+        store's, the path its name is read from (a pointer's, without its suffix); else None.
+        Reads no file."""
+        return path.with_suffix("") if cls._pointer(path) else None
+
+    @classmethod
+    def _pointer(cls, path: Path) -> bool:
+        """`path` is named as this store's pointer and is no folder."""
+        return cls.pointer_suffix is not None and path.suffix == cls.pointer_suffix \
+            and not path.is_dir()
 
     @classmethod
     def entry_named(cls, base: Path) -> Path:

@@ -78,7 +78,8 @@ def rebuild_index(
         size = enc.max_length  # documents added later are chunked to what the model reads
     chunking = ChunkingConfig(size, chunking.overlap, chunking.title_in_chunk)
     report = CorpusReport(documents=docs, skipped=[SkippedRow(**s) for s in manifest["skipped"]],
-                          duplicates=manifest["duplicates"], rows=manifest["rows"])
+                          duplicates=manifest["duplicates"], rows=manifest["rows"],
+                          notes=[SkippedRow(**s) for s in manifest.get("notes", [])])
     return build_index(report, out, model=enc, preset=preset or manifest["preset"],
                        chunking=chunking, batch_size=batch_size, shard_size=shard_size,
                        progress=progress, source=manifest["source"],

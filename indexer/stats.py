@@ -36,6 +36,7 @@ class IndexStats:
     fidelity: float | None = 1.0  # its min cosine to torch fp32, measured at export
     bm25: dict[str, float] = field(default_factory=lambda: Bm25Params().to_dict())  # k1, b
     store: str = "folder"  # where it is kept: "folder" | "milvus"
+    notes: list[SkippedRow] = field(default_factory=list)  # files read with something left out
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -55,4 +56,5 @@ def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int],
         metadata_fields=dict(m["metadata_fields"]), chunking=dict(m["chunking"]),
         knobs=dict(knobs), source=m.get("source", ""), backend=index_backend(m, path),
         fidelity=index_fidelity(m), bm25=Bm25Params.of(m).to_dict(), store=store,
+        notes=[SkippedRow(**s) for s in m.get("notes", [])],
     )

@@ -4,7 +4,11 @@ below a root (`find_indexes`, `index_named`), each store claiming its own addres
 (`IndexLocation.names`, `claim`, `entry`): a `milvus://` address or a `NAME.milvus` pointer file is
 Milvus's, any other path the folder store's, so a folder path never passes through Milvus code.
 Everything above (build, rebuild, migrate, sync, the CLI, the app, the service) goes through here
-and never asks which store it is."""
+and never asks which store it is.
+
+Finding indexes reads no pointer: listing them costs one directory walk, whatever the files hold.
+A pointer is read (bounded, confined to the root: `indexer.milvus.pointer`) when its `location`
+is asked for, and a bad one fails alone, named, while the others serve."""
 
 from __future__ import annotations
 
@@ -25,13 +29,16 @@ STORES: tuple[type[IndexLocation], ...] = (FolderLocation, MilvusLocation)
 _CLAIMING = tuple(s for s in STORES if s is not FolderLocation)
 
 
-def locate(target: str | Path | IndexLocation, *, role: str = "index path") -> IndexLocation:
+def locate(target: str | Path | IndexLocation, *, role: str = "index path",
+           within: str | Path | None = None) -> IndexLocation:
     """The location `target` names: a `milvus://` address or a `NAME.milvus` file holding one
-    (Milvus), else a folder path. `role` names the argument in errors."""
+    (Milvus), else a folder path. `role` names the argument in errors; `within` is the index
+    root a pointer file was found in (a link out of it is refused; default: the pointer's own
+    folder)."""
     if isinstance(target, IndexLocation):
         return target
     store = next((s for s in _CLAIMING if s.names(target)), FolderLocation)
-    return store.claim(target, role)
+    return store.claim(target, role, within)
 
 
 def open_index(target: str | Path, *, encoder=None, verify: bool = True,
@@ -48,20 +55,23 @@ SemanticIndex.opener = staticmethod(open_index)  # `SemanticIndex.open`: the con
 class FoundIndex:
     name: str  # the path below the root, a pointer without its `.milvus` suffix
     path: Path  # the index folder, or the pointer file
+    root: Path | None = None  # the root it was found in: a pointer's link may not leave it
 
     @property
     def location(self) -> IndexLocation:
-        return locate(self.path)
+        """Where it is (`PointerError`, a `CorruptIndexError`, for a pointer naming none)."""
+        return locate(self.path, within=self.root)
 
 
 def find_indexes(root: str | Path, max_depth: int = 0) -> list[FoundIndex]:
     """The indexes in `root` (itself, when it is one) and in folders up to `max_depth` below
     it, sorted by name, without opening them; hidden folders are skipped and an index folder is
     not searched further. A pointer named as a folder index beside it is left out (the folder
-    keeps the name)."""
+    keeps the name); a pointer of any kind of file (a broken link too) is listed, and says
+    what is wrong with it when its `location` is asked for."""
     root = Path(root)
     if FolderLocation.entry(root) is not None:
-        return [FoundIndex(root.name, root)]
+        return [FoundIndex(root.name, root, root)]
     found: dict[str, tuple[int, FoundIndex]] = {}  # name -> (its store's place in STORES, it)
 
     def visit(folder: Path, depth: int) -> None:
@@ -77,7 +87,7 @@ def find_indexes(root: str | Path, max_depth: int = 0) -> list[FoundIndex]:
                 rank, named = held
                 name = named.relative_to(root).as_posix()
                 if name not in found or rank < found[name][0]:
-                    found[name] = (rank, FoundIndex(name, path))
+                    found[name] = (rank, FoundIndex(name, path, root))
             elif depth < max_depth and path.is_dir():
                 visit(path, depth + 1)
 
@@ -85,14 +95,14 @@ def find_indexes(root: str | Path, max_depth: int = 0) -> list[FoundIndex]:
     return [found[n][1] for n in sorted(found)]
 
 
-def index_named(root: str | Path, name: str) -> IndexLocation | None:
+def index_named(root: str | Path, name: str) -> FoundIndex | None:
     """The index `find_indexes(root)` lists as `name` (one entry of `root`), found without
-    listing the root; None where there is none."""
-    base = Path(root) / name
+    listing the root (and, like it, without reading a pointer); None where there is none."""
+    root = Path(root)
     for store in STORES:
-        path = store.entry_named(base)
+        path = store.entry_named(root / name)
         if store.entry(path) is not None:
-            return store.claim(path)
+            return FoundIndex(name, path, root)
     return None
 
 

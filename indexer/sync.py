@@ -38,14 +38,17 @@ class SyncReport:
     unchanged: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
     created: bool = False  # this run built the index
+    # files read, with what was left out (front matter naming the product's own fields)
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"added {len(self.added)}, updated {len(self.updated)}, removed "
                 f"{len(self.removed)}, unchanged {self.unchanged}")
 
     def lines(self) -> list[str]:
-        """The summary, then one line a failed file."""
-        return [self.summary(), *(f"failed {rel}: {reason}" for rel, reason in self.failed)]
+        """The summary, then one line a failed file, one a file read with a note."""
+        return [self.summary(), *(f"failed {rel}: {reason}" for rel, reason in self.failed),
+                *(f"note {rel}: {note}" for rel, note in self.notes)]
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,8 @@ def _create(root: Path, target: str, settings: SyncSettings,
     try:
         stats = index.stats()
         return SyncReport(added=index.doc_ids(), created=True,
-                          failed=[(s.file, s.reason) for s in stats.skipped])
+                          failed=[(s.file, s.reason) for s in stats.skipped],
+                          notes=[(s.file, s.reason) for s in stats.notes])
     finally:
         if hasattr(index, "close"):
             index.close()
@@ -169,6 +173,7 @@ def _update(index, root: Path, settings: SyncSettings,
                 else:
                     (report.updated if old is not None else report.added).append(rel)
                     changed.append(doc)
+                    report.notes.extend((rel, note) for note in doc.notes)
         if progress is not None:
             progress(BuildProgress("read", n, total))
     failed = {rel for rel, _ in report.failed}  # a file, or a folder that could not be read

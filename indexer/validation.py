@@ -9,10 +9,11 @@ from dataclasses import asdict
 from typing import Any
 
 from common.corpus import Document
-from common.metadata import kind_problem, range_problem, type_problem
+from common.documents import FileDocument
+from common.metadata import is_reserved, kind_problem, range_problem, reserved_problem, type_problem
 from common.text import INVISIBLE_NOTE, has_visible_text, lone_surrogate, surrogate_note
 
-from .errors import QueryError
+from .errors import CorpusError, QueryError
 from .presets import PRESETS
 
 DOCUMENT_KEYS = ("id", "text", "title", "metadata")
@@ -49,10 +50,12 @@ def check_doc_ids(doc_ids: Any, what: str = "doc_ids") -> list[str]:
     return [check_doc_id(d, f"{what}[{i}]") for i, d in enumerate(doc_ids)]
 
 
-def check_metadata(metadata: Any, where: str = "metadata", who: str = "") -> dict[str, Any]:
+def check_metadata(metadata: Any, where: str = "metadata", who: str = "", *,
+                   own: bool = False) -> dict[str, Any]:
     """A dict of str keys to JSON values (integers within 64 bits: `common.metadata`). Filters
     and pick lists use the str / int / float / bool ones; lists and dicts are kept and shown,
-    never matched. `who` starts the messages ("document 'a': ")."""
+    never matched. No reserved name (`source`, `page`, `_layout`…: `common.metadata`) unless
+    `own` (a document the product read from a file). `who` starts the messages."""
     if metadata is None:
         return {}
     if not isinstance(metadata, dict):
@@ -62,6 +65,8 @@ def check_metadata(metadata: Any, where: str = "metadata", who: str = "") -> dic
             raise TypeError(f"{who}{where} keys must be non-empty strings, got {key!r}")
         if (at := lone_surrogate(key)) is not None:
             raise ValueError(f"{who}{where} key {key!r} {surrogate_note(key, at)}")
+        if not own and is_reserved(key):
+            raise ValueError(f"{who}{where} key {reserved_problem(key)}")
         problem = type_problem(value)
         if problem:
             raise TypeError(f"{who}{where}[{key!r}] is {_shown(value)}: {problem}")
@@ -76,9 +81,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else f"{text[:57]}..."
 
 
-def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[str, Any]]:
+def check_document_fields(item: dict, where: str, *, own: bool = False
+                          ) -> tuple[str, str, str, dict[str, Any]]:
     """(id, text, title, metadata) of a document dict, each checked; errors after the id name
-    it first ("document 'a': documents[3]['text'] is empty")."""
+    it first ("document 'a': documents[3]['text'] is empty"). `own`: a file's document, whose
+    reserved metadata the product wrote (`check_metadata`)."""
     unknown = [k for k in item if k not in DOCUMENT_KEYS]
     if unknown:
         raise ValueError(f"{where} has unknown keys {', '.join(map(repr, unknown))}: a document "
@@ -105,18 +112,38 @@ def check_document_fields(item: dict, where: str) -> tuple[str, str, str, dict[s
         if (at := lone_surrogate(value)) is not None:
             raise ValueError(f"{who}{where}[{name!r}] {surrogate_note(value, at)}")
     return doc_id, text, title or "", check_metadata(item.get("metadata"),
-                                                     f"{where}['metadata']", who)
+                                                     f"{where}['metadata']", who, own=own)
 
 
 def coerce_document(item: Any, where: str = "document") -> Document:
     """A `Document` from itself or a dict with `id`, `text`, optional `title`, `metadata`;
-    wrong types and empty ids or texts raise, naming `where` and the key."""
+    wrong types and empty ids or texts raise, naming `where` and the key, and so does a
+    reserved metadata name, except in a `FileDocument` (which stays one)."""
+    if isinstance(item, FileDocument):
+        fields = {k: getattr(item, k) for k in DOCUMENT_KEYS}
+        return FileDocument(*check_document_fields(fields, where, own=True), notes=item.notes)
     if isinstance(item, Document):
         return Document(*check_document_fields(asdict(item), where))
     if not isinstance(item, dict):
         raise TypeError(f"{where} must be a Document or a dict with 'id' and 'text' keys, "
                         f"got {type(item).__name__}")
     return Document(*check_document_fields(item, where))
+
+
+def check_corpus_names(documents: Sequence[Document], source: str) -> None:
+    """A build from corpus file `source` (JSONL, CSV…): no row sets a reserved metadata name
+    (a crawler's `source` or `sha256` would be cited as a file's and touched by `sync`);
+    the first one met is refused, before anything is encoded. Files' documents are the
+    product's own and pass."""
+    for doc in documents:
+        if isinstance(doc, FileDocument):
+            continue
+        name = next((k for k in doc.metadata if is_reserved(k)), None)
+        if name is not None:
+            raise CorpusError(f"{source}: the row of id {doc.id[:80]!r} has a field "
+                              f"{name[:60]!r}; {reserved_problem(name)} in the file, or keep "
+                              "the other fields only with --metadata-fields "
+                              "(metadata_fields=[...])")
 
 
 def check_document_list(documents: Any, what: str = "documents") -> Sequence:

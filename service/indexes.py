@@ -3,25 +3,35 @@ Milvus indexes: `indexer.find_indexes`), opened once per version: each request a
 location for its stamp (a folder: the manifest file's identity, since a publish replaces it
 atomically; Milvus: the manifest's version and build) and reopens the index when it changed,
 whoever wrote it: this server's own write or another process's (`python -m indexer add`). No
-restart; one `stat` (a folder) or one manifest read (Milvus) per request."""
+restart; one `stat` (a folder) or one manifest read (Milvus) per request.
+
+Listing the indexes (`/health`, `names()`) reads no pointer file; a pointer is read when its
+index is asked for, bounded and confined to the root (`indexer.milvus.pointer`), and a bad one
+is that index's error alone (`/v1/indexes`, `/ready` name it and why, never what it holds).
+A folder or pointer whose name the service cannot serve (`service.names`) is logged once."""
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer import DiskFullError, IndexLocation, SemanticIndex, find_indexes
+from indexer import (
+    DiskFullError,
+    FoundIndex,
+    IndexerError,
+    IndexLocation,
+    SemanticIndex,
+    find_indexes,
+)
 from indexer.disk_full import free_space
 from indexer.stores import index_named
 
 from .encoders import Encoders
-from .errors import ApiError
-
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+from .errors import ApiError, log
+from .names import RULE, servable
 
 
 @dataclass
@@ -39,27 +49,42 @@ class Indexes:
         self._guard = threading.Lock()
         self._models: dict[str, object] = {}  # model name -> its encoder, once resolved
         self.opens = 0  # versions opened (a test reads it)
+        self._unserved: set[str] = set()  # names logged as not served (once each)
 
     def names(self) -> list[str]:
         """The indexes in the root (folders and Milvus pointers), sorted."""
         return sorted(self._found())
 
-    def _found(self) -> dict[str, IndexLocation]:
+    def _found(self) -> dict[str, FoundIndex]:
+        """The servable indexes in the root, by name (no pointer file is read)."""
         if not self.root.is_dir():
             return {}
-        return {f.name: f.location for f in find_indexes(self.root) if NAME.fullmatch(f.name)}
+        out = {}
+        for found in find_indexes(self.root):
+            if servable(found.name):
+                out[found.name] = found
+            elif found.name not in self._unserved:
+                self._unserved.add(found.name)
+                log.warning("not serving %s under the index root: %s; rename it to serve it",
+                            ascii(found.path.name), RULE)
+        return out
 
     def location(self, name: str) -> IndexLocation:
         """Where index `name` is: a 400 for a name that could leave the root, a 404 listing
-        the indexes for one that is not there."""
-        if not isinstance(name, str) or not NAME.fullmatch(name) or ".." in name:
-            raise ApiError(400, f"invalid index name {name[:80]!r}: a name is letters, digits, "
-                           "'.', '_' and '-' (at most 128, no '..'), one folder under the root")
+        the indexes for one that is not there, a 503 naming what is wrong with a pointer file
+        that names no index (never what it holds)."""
+        if not servable(name):
+            shown = name[:80] if isinstance(name, str) else name
+            raise ApiError(400, f"invalid index name {shown!r}: {RULE}; one folder under the "
+                                "root")
         found = index_named(self.root, name) or self._found().get(name)
         if found is None:
             names = ", ".join(self.names()) or "none (build one with `python -m indexer build`)"
             raise ApiError(404, f"no index {name!r}; indexes: {names}")
-        return found
+        try:
+            return found.location
+        except IndexerError as exc:  # a PointerError (it names the file): the operator's to fix
+            raise ApiError(503, str(exc)) from None
 
     def lock(self, name: str) -> threading.Lock:
         """Held while this process opens a version of `name` (readers do not wait for it)."""
@@ -147,8 +172,9 @@ class Indexes:
         enc = self._models.get(model)
         if enc is not None:
             return enc
-        for name, where in sorted(self._found().items()):
+        for name, found in sorted(self._found().items()):
             try:
+                where = found.location
                 manifest = where.read_manifest()
             except (OSError, ValueError):
                 continue

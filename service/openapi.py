@@ -11,7 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from common.metadata import ALLOWED_PATTERN
+
 from .config import Limits
+from .names import INDEX_NAME  # an index name: one folder under the root
 
 
 class ErrorDetail(BaseModel):
@@ -74,10 +77,6 @@ def visible_pattern() -> str:
     return "[^" + "".join(char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in ranges) + "]"
 
 
-# an index name: one folder under the root (service/indexes.py's NAME, and no "..")
-INDEX_NAME = r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
-
-
 def _text(max_length: int | None = None) -> dict:
     bound = {} if max_length is None else {"maxLength": max_length}
     return {"minLength": 1, **bound, "pattern": visible_pattern()}
@@ -105,7 +104,8 @@ def _limits_of(limits: Limits, explain_passage_chars: int) -> dict[str, dict[str
         "TokenizeRequest": {"input": text_or_texts},
         "DocumentsRequest": {"documents": {"maxItems": limits.max_documents}},
         "DocumentIn": {"id": _text(),
-                       "text": _text(limits.max_text_chars)},
+                       "text": _text(limits.max_text_chars),
+                       "metadata": {"propertyNames": {"pattern": ALLOWED_PATTERN}}},
         "DeleteRequest": {"ids": {"maxItems": limits.max_documents,
                                   "items": {"type": "string", **_text()}}},
         "ExplainRequest": {"query": query, "passage": _text(explain_passage_chars),

@@ -180,7 +180,8 @@ class DocumentIn(Body):
     title: str = ""
     metadata: dict[str, Any] = Field(
         default_factory=dict, description="the document's fields: a field keeps the type it "
-        "has in the index (a write that would change it is refused)")
+        "has in the index (a write that would change it is refused); the product's own names "
+        "(source, page, section, sha256, format, access, and any starting with _) are refused")
 
 
 class DocumentsRequest(Body):

@@ -3,6 +3,7 @@ dropped silently), fields named by `CorpusOptions` checked against what the rows
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -13,7 +14,7 @@ from ..metadata import kind_problem, value_problem
 from ..paths import check_path
 from ..text import has_visible_text, lone_surrogate, surrogate_note
 from .options import FORMATS, CorpusOptions
-from .records import Document
+from .records import Document, SkippedRow
 from .report import CorpusReport
 from .rows import ROWS, detect_format, format_hint
 
@@ -75,7 +76,7 @@ def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport) -> Corpu
         raise opts.error(f"no documents under {path}{kept}: a folder of documents holds .pdf, "
                          ".html, .docx, .md or .txt files")
     if not opts.title_field:  # no titles asked for (a file name is no title)
-        docs = [Document(d.id, d.text, "", d.metadata) for d in docs]
+        docs = [dataclasses.replace(d, title="") for d in docs]  # still the file's document
     kinds: dict[str, str] = {}  # metadata field -> its kind (front matter: one type a field)
     for doc in docs:
         problem = _unstorable(doc.id, doc.text, doc.title, doc.metadata) or \
@@ -84,6 +85,7 @@ def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport) -> Corpu
             report.skip(opts, doc.id, 0, problem)
         else:
             report.documents.append(doc)
+            report.notes.extend(SkippedRow(doc.id, 0, n) for n in getattr(doc, "notes", ()))
     return report
 
 

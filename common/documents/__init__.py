@@ -4,7 +4,9 @@ and every hit can cite `source`, `page` and `section`. One module a format behin
 interface (`bytes -> Parsed`: `READERS`); `read_file` adds what every file gets (id = path
 relative to the folder, `format`, `modified`, `bytes`, `sha256`, the layout); `read_folder`
 walks a folder (globs, symlink loops, unreadable files) and reports each file it cannot read
-in one line.
+in one line. A file's own metadata (front matter) never sets the product's fields (`source`,
+`page`, `sha256`…: `common.metadata.is_reserved`): such keys are ignored and the document's
+`notes` say so.
 
     docs, failures = read_folder(Path("reports"), include=["*.pdf"])
     failures -> [("scans/2019.pdf", "no text layer in its 12 pages (a scanned PDF?); ...")]
@@ -15,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..corpus.records import Document
 from .folder import FolderFiles, folder_files, matches
 from .layout import (
     LAYOUT_KEY,
@@ -26,10 +27,11 @@ from .layout import (
     segment_spans,
 )
 from .read import DOCUMENT_EXTENSIONS, MAX_FILE_MB, READERS, file_stamp, modified_text, read_file
-from .records import Parsed, ReadError, Segment
+from .records import FileDocument, Parsed, ReadError, Segment
 
 __all__ = [
     "DOCUMENT_EXTENSIONS",
+    "FileDocument",
     "LAYOUT_KEY",
     "MAX_FILE_MB",
     "READERS",
@@ -54,11 +56,11 @@ __all__ = [
 def read_folder(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = (), *,
                 max_file_mb: float = MAX_FILE_MB,
                 progress: Callable[[int, int], None] | None = None
-                ) -> tuple[list[Document], list[tuple[str, str]]]:
+                ) -> tuple[list[FileDocument], list[tuple[str, str]]]:
     """(documents, [(relative path, reason)]) of every file under `root` the globs keep;
     `progress(files done, files)` after each file."""
     walked = folder_files(root, include, exclude)
-    docs: list[Document] = []
+    docs: list[FileDocument] = []
     failures = list(walked.failures)
     for n, (path, rel) in enumerate(walked.files, start=1):
         try:

@@ -44,8 +44,31 @@ def join_segments(segments: Sequence[Segment]) -> tuple[str, dict[str, Any]]:
 
 
 def _layout(metadata: dict[str, Any] | None) -> dict | None:
+    """The layout, or None where there is none or it is not one `join_segments` makes (an
+    index written before reserved names were refused may hold a forged one: every hit on it
+    must still be served, without a page or section)."""
     layout = (metadata or {}).get(LAYOUT_KEY)
-    return layout if isinstance(layout, dict) and isinstance(layout.get("spans"), list) else None
+    if not isinstance(layout, dict):
+        return None
+    spans, sections = layout.get("spans"), layout.get("sections", [])
+    if not isinstance(spans, list) or not isinstance(sections, list) \
+            or not all(isinstance(s, str) for s in sections):
+        return None
+    return layout if all(_span(s, len(sections)) for s in spans) else None
+
+
+def _span(span: Any, sections: int) -> bool:
+    """Whether `span` is [start, end, page or None, section number or None]."""
+    if not isinstance(span, (list, tuple)) or len(span) != 4:
+        return False
+    start, end, page, section = span
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end))
+    return ints and 0 <= start <= end and (page is None or _whole(page)) and (
+        section is None or (_whole(section) and section < sections))
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def segment_spans(metadata: dict[str, Any] | None) -> list[tuple[int, int]] | None:

@@ -1,6 +1,8 @@
-"""`read_file`: one file of a user's folder as a `Document` — its id and `source` the path
+"""`read_file`: one file of a user's folder as a `FileDocument` — its id and `source` the path
 relative to the folder, its text the reader's segments joined (`layout`), its metadata `format`,
 `modified`, `bytes`, `sha256`, what the file declares (front matter, page count) and the layout.
+What the file declares never overrides the product's own fields: a front matter `page: 7` or
+`source:` is ignored, and the document's `notes` say which keys were.
 The bytes are read once: what is hashed is what is parsed. Every way a file can fail is one
 `ReadError` line: wrong extension, empty, too large, vanished or changed while being read,
 unreadable, or the reader's own."""
@@ -12,11 +14,11 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from ..corpus.records import Document
+from ..metadata import RESERVED_NOTE, is_reserved
 from .layout import LAYOUT_KEY, join_segments
 from .markdown import read_markdown
 from .pdf import read_pdf
-from .records import Parsed, ReadError
+from .records import FileDocument, Parsed, ReadError
 from .text import read_text
 from .web import read_html
 from .word import read_docx
@@ -51,7 +53,24 @@ def _sniffed(data: bytes, suffix: str) -> None:
             raise ReadError(f"named {suffix} but it is {what}{fix}")
 
 
-def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> Document:
+# what read_file writes into every file's metadata: a file's own metadata never sets them
+OWN_FIELDS = ("source", "format", "modified", "bytes", "sha256", LAYOUT_KEY)
+
+
+def declared(metadata: dict) -> tuple[dict, str | None]:
+    """(what a file declares that its document may keep, the note naming the keys ignored:
+    the product's own names, `common.metadata.RESERVED_NAMES` and `OWN_FIELDS`)."""
+    ignored = [k for k in metadata if is_reserved(k) or k in OWN_FIELDS]
+    if not ignored:
+        return metadata, None
+    kept = {k: v for k, v in metadata.items() if k not in ignored}
+    names = ", ".join(repr(k[:40]) for k in ignored[:8]) + (", …" if len(ignored) > 8 else "")
+    return kept, (f"its metadata {names} ignored: names the product writes itself "
+                  f"({RESERVED_NOTE}; a file's modified and bytes too); rename them to keep "
+                  "them")
+
+
+def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> FileDocument:
     """The document of file `path` (id `rel`); `ReadError` naming why there is none."""
     suffix = path.suffix.lower()
     reader = READERS.get(suffix)
@@ -83,11 +102,12 @@ def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> Documen
     text, layout = join_segments(parsed.segments)
     if not text.strip():
         raise ReadError("no text in it")
-    metadata = {**parsed.metadata, "source": rel, "format": parsed.format,
+    kept, note = declared(parsed.metadata)
+    metadata = {**kept, "source": rel, "format": parsed.format,
                 "modified": modified_text(before.st_mtime_ns), "bytes": len(data),
                 "sha256": hashlib.sha256(data).hexdigest(), LAYOUT_KEY: layout}
     title = parsed.title.strip() or Path(rel).stem
-    return Document(rel, text, title, metadata)
+    return FileDocument(rel, text, title, metadata, notes=(note,) if note else ())
 
 
 def file_stamp(path: Path) -> tuple[int, str] | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..corpus.records import Document
+
 
 class ReadError(ValueError):
     """A file that gives no document: the message says why in one line (no file name: the
@@ -32,3 +34,13 @@ class Parsed:
     segments: list[Segment]
     title: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FileDocument(Document):
+    """A document the product read from a file (`read_file`): its reserved metadata (`source`,
+    `format`, `sha256`, the layout: `common.metadata.RESERVED_NAMES`) is the product's own, so
+    the index writes take it, where they refuse it from any other document. `notes`: what of the
+    file was left out, one line each (said in the per-file report)."""
+
+    notes: tuple[str, ...] = field(default=(), compare=False)

@@ -57,7 +57,8 @@ def copy_into_folder(source, ids: Sequence[str], dst: Path, batch_docs: int,
                    else np.empty((0, m["dim"]), np.float32))
         spec = spec_for(preset or m["preset"], len(chunks), m["dim"])
         index = publish_folder(out, base, [d for b in batches for d in b.docs], chunks, vectors,
-                               spec, {k: m[k] for k in KEPT}, Bm25Params.of(m),
+                               spec, {**{k: m[k] for k in KEPT}, "notes": m.get("notes", [])},
+                               Bm25Params.of(m),
                                lambda p: None, {"engine": "migrate", "from": str(source.location),
                                                 "stages": {}})
     except BaseException:

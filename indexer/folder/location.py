@@ -24,7 +24,7 @@ class FolderLocation(IndexLocation):
         self.path = path
 
     @classmethod
-    def claim(cls, target, role: str = "index path") -> FolderLocation:
+    def claim(cls, target, role: str = "index path", within=None) -> FolderLocation:
         return cls(check_path(target, role, "an index folder path or a milvus:// address"))
 
     @classmethod
@@ -102,6 +102,7 @@ class FolderBuild(BuildTarget):
                   "dim": enc.dim, "metric": "cosine", "normalized": True,
                   "chunking": built.chunking.to_dict(), "source": built.source,
                   "rows": report.rows, "duplicates": report.duplicates,
-                  "skipped": [s.to_dict() for s in report.skipped], "files": {}}
+                  "skipped": [s.to_dict() for s in report.skipped],
+                  "notes": report.kept_notes(), "files": {}}
         return publish_folder(self.work, self.base, built.docs, rows, built.vectors, spec,
                               fields, built.bm25, progress, built.build, encoder=enc)

@@ -47,22 +47,22 @@ def is_milvus(target: object) -> bool:
     return isinstance(target, (str, MilvusAddress)) and str(target).startswith(SCHEME)
 
 
-def milvus_target(target: object) -> str | None:
+def milvus_target(target: object, within: str | Path | None = None) -> str | None:
     """The Milvus address `target` names: itself (a `milvus://` address), or the one line a
     pointer file `NAME.milvus` holds (how an index root lists Milvus indexes beside its
-    folders); None for anything else (a folder index)."""
+    folders), read as untrusted input (`pointer.read_pointer`: bounded, never through a link
+    leading outside `within`, the index root, else the pointer's own folder); None for anything
+    else (a folder index, or no file at all)."""
     if is_milvus(target):
         return str(target)
     if not isinstance(target, (str, Path)) or Path(target).suffix != POINTER_SUFFIX:
         return None
     path = Path(target)
-    if not path.is_file():
+    if path.is_dir() or not (path.exists() or path.is_symlink()):
         return None
-    text = path.read_text(encoding="utf-8").strip()
-    if not is_milvus(text):
-        raise IndexerError(f"{path} should hold one Milvus address ({EXAMPLE}); it holds "
-                           f"{text[:80]!r}")
-    return text
+    from .pointer import read_pointer
+
+    return read_pointer(path, within)
 
 
 def parse_address(target: str | MilvusAddress) -> MilvusAddress:

@@ -116,7 +116,7 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
     kind = index_type(preset, len(chunks))
     manifest = new_manifest(encoder_fields(enc), enc.dim, kind.spec, chunking.to_dict(),
                             bm25.to_dict(), source, report.rows, report.duplicates,
-                            [s.to_dict() for s in report.skipped])
+                            [s.to_dict() for s in report.skipped], report.kept_notes())
     manifest = with_metadata(manifest, [d.metadata for d in docs])
     staging = staging or open_staging(address, enc.dim, bm25.to_dict())
     client, name = staging.client, staging.name

@@ -65,7 +65,8 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
             client.flush(name)
         verified = verify(target)
         manifest = new_manifest(m["encoder"], m["dim"], kind.spec, m["chunking"], bm25,
-                                m["source"], m["rows"], m["duplicates"], m["skipped"])
+                                m["source"], m["rows"], m["duplicates"], m["skipped"],
+                                m.get("notes"))
         for at in range(0, len(ids), 1000):
             rows = target.document_rows(ids[at:at + 1000], ["metadata", "part"])
             manifest = with_metadata(manifest, [r["metadata"] or {} for r in rows

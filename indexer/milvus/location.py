@@ -47,13 +47,14 @@ class MilvusLocation(IndexLocation):
         self.pointer = pointer  # the `NAME.milvus` file that named it, if one did
 
     @classmethod
-    def claim(cls, target, role: str = "index path") -> MilvusLocation:
-        """A `milvus://` address, or a `NAME.milvus` file holding one."""
+    def claim(cls, target, role: str = "index path", within=None) -> MilvusLocation:
+        """A `milvus://` address, or a `NAME.milvus` file holding one (read as untrusted
+        input: `pointer.read_pointer`, confined to `within`)."""
         if isinstance(target, str) and not target.startswith(SCHEME) \
                 and target.lower().startswith(cls.scheme):
             raise IndexerError(f"{role} {target[:80]!r} looks like a Milvus address without its "
                                f"'//': write milvus://…, e.g. {EXAMPLE}")
-        address = milvus_target(target)
+        address = milvus_target(target, within)
         if address is None:  # a pointer that went away since the door saw it
             raise IndexerError(f"{role} {target}: no Milvus address there ({EXAMPLE})")
         return cls(address, None if is_milvus(target) else Path(target))

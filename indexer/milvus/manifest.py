@@ -19,7 +19,8 @@ JSON_KINDS = {bool: "bool", int: "int", float: "float", str: "str"}
 
 
 def new_manifest(encoder: dict, dim: int, spec, chunking: dict, bm25: dict, source: str,
-                 rows: int, duplicates: int, skipped: list[dict]) -> dict:
+                 rows: int, duplicates: int, skipped: list[dict],
+                 notes: list[dict] | None = None) -> dict:
     stamp = now()
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "store": STORE, "version": 0,
             "built_at": stamp, "updated_at": stamp, "encoder": encoder, "dim": dim,
@@ -27,6 +28,7 @@ def new_manifest(encoder: dict, dim: int, spec, chunking: dict, bm25: dict, sour
             "faiss_spec": spec.factory, "knobs": dict(spec.knobs), "chunking": chunking,
             "bm25": bm25, "source": source, "rows": rows, "duplicates": duplicates,
             "skipped": skipped[:SKIPPED_KEPT], "skipped_count": len(skipped),
+            "notes": notes or [],
             "counts": {}, "metadata_kinds": {}, "metadata_fields": {}, "files": {},
             "token_encoding": TOKEN_ENCODING}
 

@@ -120,6 +120,15 @@ def shards_key(fingerprint: str, docs: list[Document], chunking: ChunkingConfig,
     return key.hexdigest()
 
 
+def shard_items(docs, pending, per_shard: int) -> list[dict]:
+    """What each pending shard's worker gets: its documents' four fields as JSON (a file's
+    document's notes stay with the driver; `ShardWorker` makes `Document`s of them)."""
+    return [{"shard": s, "docs": json.dumps(
+        [{"id": d.id, "text": d.text, "title": d.title, "metadata": d.metadata}
+         for d in docs[s * per_shard : (s + 1) * per_shard]], ensure_ascii=False)}
+        for s in pending]
+
+
 def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: int,
                chunking: ChunkingConfig, batch_size: int, work: Path, workers: int,
                on_shard, *, backend: str, staging=None) -> dict:
@@ -131,9 +140,7 @@ def run_shards(model: str, docs: list[Document], pending: list[int], per_shard: 
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False  # the build reports its own progress
     ctx.print_on_execution_start = False
-    items = [{"shard": s, "docs": json.dumps(
-        [d.__dict__ for d in docs[s * per_shard : (s + 1) * per_shard]], ensure_ascii=False)}
-        for s in pending]
+    items = shard_items(docs, pending, per_shard)
     ds = ray.data.from_items(items, override_num_blocks=max(1, len(items)))
     ds = ds.map_batches(ShardWorker, batch_size=1, num_cpus=1,
                         compute=ray.data.ActorPoolStrategy(size=min(workers, len(items))),

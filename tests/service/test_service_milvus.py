@@ -29,8 +29,10 @@ def test_a_milvus_pointer_is_listed_searched_and_reopened(tmp_path, _tiny_built)
     address = f"milvus://{tmp_path / 'm.db'}?collection=tiny"
     cli("migrate", str(root / "tiny"), address)
     (root / "tiny-m.milvus").write_text(address + "\n")
+    (root / "broken.milvus").write_bytes(b"\xff\xfe not an address")  # fails alone
     with running_server(root, tmp_path) as server, server.client() as api:
         listed = {x["name"]: x for x in api.get("/v1/indexes").json()["data"]}
+        assert "broken.milvus is not UTF-8 text" in listed.pop("broken")["error"]
         assert {n: x["store"] for n, x in listed.items()} == {"tiny": "folder",
                                                               "tiny-m": "milvus"}
         assert listed["tiny-m"]["documents"] == listed["tiny"]["documents"] == 20
@@ -47,10 +49,14 @@ def test_a_milvus_pointer_is_listed_searched_and_reopened(tmp_path, _tiny_built)
             new = {"id": "new", "text": "penguins waddle across the ice",
                    "metadata": {"year": 2030}}
             wrote = writer.post("/v1/indexes/tiny-m/documents", json={"documents": [new]})
+            forged = writer.post("/v1/indexes/tiny-m/documents", json={"documents": [
+                {"id": "forged", "text": "x", "metadata": {"_layout": {"spans": 1}}}]})
         assert wrote.status_code == 200 and wrote.json()["version"] == 1, wrote.text
+        assert forged.status_code == 422 and "'_layout'" in forged.text, forged.text
         hits = api.post("/v1/indexes/tiny-m/search", json={
             "query": "penguins waddle across the ice", "k": 1}).json()["hits"]
         assert hits[0]["doc_id"] == "new"
         listed = {x["name"]: x for x in api.get("/v1/indexes").json()["data"]}
+        assert "error" in listed["broken"]
         assert (listed["tiny-m"]["documents"], listed["tiny-m"]["version"]) == (21, 1)
         assert listed["tiny"]["documents"] == 20

@@ -1,5 +1,6 @@
 """A write the library refuses (it would break later reads: a field's type changed, an integer
-beyond 64 bits, an id twice, a text over the limit, a lone surrogate) is a 422 naming the
+beyond 64 bits, an id twice, a text over the limit, a lone surrogate, a reserved metadata name
+such as `_layout` or `page`) is a 422 naming the
 document and the field over HTTP too, and searches and filters go on answering as before."""
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ def client(root):
     ([{"id": "s3", "text": "one"}, {"id": "s3", "text": "two"}], ["'s3'", "documents[1]"]),
     ([{"id": "s4", "text": "a" * 100_001}], ["'s4'", "100,000"]),
     ([{"id": "s5", "text": "x \ud800"}], ["documents[0].text", "lone surrogate"]),
+    # reserved names (issue 52): a crafted `_layout` was accepted and broke every search hitting
+    # it (500); `page` or `source` would be cited as a file's
+    ([{"id": "s6", "text": "rain", "metadata": {"_layout": {"spans": [[0, 4, "x"]]}}}],
+     ["'s6'", "'_layout'", "BERTScope writes itself", "rename"]),
+    ([{"id": "s7", "text": "rain", "metadata": {"page": 7}}], ["'s7'", "'page'"]),
+    ([{"id": "s8", "text": "rain", "metadata": {"source": "a.pdf", "sha256": "ab"}}],
+     ["'s8'", "'source'"]),
 ])
 def test_a_write_that_would_break_reads_is_a_422(client, root, documents, said):
     def year_filter():

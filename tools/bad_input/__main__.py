@@ -28,6 +28,7 @@ def all_cases() -> list:
         cases_mlm_cli,
         cases_service,
         cases_training_cli,
+        cases_trust,
         cases_writes,
     )
 
@@ -37,7 +38,9 @@ def all_cases() -> list:
              *[c for cs in cases_writes.cli_cases(case, minilm, cases_indexer_cli.M).values()
                for c in cs],  # of its entry point
              *cases_messages.FIT, *cases_messages.APP, *cases_writes.service_cases(),
-             *cases_messages.JOBS]
+             *cases_messages.JOBS,
+             *cases_trust.library_cases(minilm), *cases_trust.cli_cases(minilm),  # issue 52
+             *cases_trust.service_cases(), *cases_trust.BERTSCOPE_APP]
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],

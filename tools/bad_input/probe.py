@@ -78,7 +78,7 @@ def _first_error(out: str, err: str, code: int | None) -> str:
             return line
     notes = [x for x in lines if x.lower().startswith(("warning", "not in the index",
                                                        "replaced:", "skipped ", "no document",
-                                                       "failed "))]
+                                                       "failed ", "note "))]
     outs = [x.strip() for x in out.splitlines() if x.strip()]
     if outs and code in (0, 3):
         return " · ".join([outs[-1], *notes])

@@ -24,6 +24,9 @@ pytest.importorskip("milvus_lite")
 class Report:  # what publish_milvus reads of a CorpusReport
     rows, duplicates, skipped = 0, 0, []
 
+    def kept_notes(self) -> list[dict]:
+        return []
+
 
 def staged(tmp_path, enc, docs, writers: int, keep=lambda chunks: chunks):
     """A staging pair whose chunk rows `writers` threads wrote through the workers' sink (each
