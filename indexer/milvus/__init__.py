@@ -15,13 +15,13 @@ from .address import (
     MilvusAddress,
     is_milvus,
     milvus_address,
-    milvus_target,
     parse_address,
 )
 from .build import Staging, open_staging, publish_milvus, ray_staging, work_folder
 from .connect import CONNECT_TIMEOUT_S, connect
 from .index import MilvusIndex
 from .location import MilvusLocation
+from .pointer import milvus_target
 from .schema import PRESETS, index_type
 from .sink import ChunkSink, worker_sink
 

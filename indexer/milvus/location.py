@@ -21,12 +21,12 @@ from .address import (
     MilvusAddress,
     is_milvus,
     milvus_address,
-    milvus_target,
     parse_address,
 )
 from .connect import connect
 from .index import MilvusIndex
 from .manifest import read_manifest
+from .pointer import milvus_target
 from .schema import index_type
 
 _clients: dict[str, object] = {}  # uri -> a client kept for `stamp` (asked on every request)
