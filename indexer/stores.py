@@ -101,8 +101,8 @@ def index_named(root: str | Path, name: str) -> FoundIndex | None:
     root = Path(root)
     for store in STORES:
         path = store.entry_named(root / name)
-        if store.entry(path) is not None:
-            return FoundIndex(name, path, root)
+        if (path.exists() or path.is_symlink()) and store.entry(path) is not None:
+            return FoundIndex(name, path, root)  # an entry of the root, as listing finds it
     return None
 
 
