@@ -127,7 +127,8 @@ WINGS = ("indexer.folder", "indexer.milvus")  # one store each, whole
 DOOR = {"indexer.stores"}  # names both stores: locate, open_index, find_indexes
 OPERATIONS = {"indexer", "indexer.__main__", "indexer.build", "indexer.rebuild",
               "indexer.migrate", "indexer.sync", "indexer.export", "indexer.default",
-              "indexer.default_zh", "indexer.jobs", "indexer.cli", "indexer.cli_args"}
+              "indexer.default_zh", "indexer.jobs", "indexer.cli", "indexer.cli_args",
+              "indexer.comparison"}  # what holds the contract: build, copy, compare, the CLI
 LAYERS = ("shared", "contract", "wing", "door", "operations")
 
 
