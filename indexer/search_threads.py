@@ -11,9 +11,9 @@ from contextvars import ContextVar
 import faiss
 
 # FAISS spreads a batch's queries over OpenMP threads: a batch this small gains little and pays
-# the threads' start, join and spin-wait (flat top-40 over 6,000 vectors on a loaded 2-core
-# machine: one query 0.17 ms on 1 thread against 0.25 ms on 2, four 0.9 ms against 17 ms; the
-# faiss column of bench/results/search-hot.md is the same call inside index.search)
+# the threads' start, join and spin-wait (on a loaded 2-core machine one query and a batch of
+# four each ran faster on one thread than on two; the faiss column of
+# bench/results/search-hot.md is the same call inside index.search)
 ONE_THREAD_QUERIES = 8
 
 

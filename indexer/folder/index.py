@@ -152,8 +152,8 @@ class FolderIndex(FolderWrites, SemanticIndex):
 
 def row_counts(manifest: dict, conn, *, working: bool) -> dict[str, int]:
     """Rows per table. A published version is immutable and its manifest carries its counts, so
-    searches need not `count(*)` over SQLite (16-18 ms at 1M rows, bench/results/search_latency.md);
-    a working copy, or a manifest without them, is counted."""
+    searches need not `count(*)` over SQLite (what that costs at 1M rows:
+    bench/results/search_latency.md); a working copy, or a manifest without them, is counted."""
     published = manifest.get("counts") or {}
     if not working and {"documents", "chunks", "tombstones"} <= published.keys():
         return dict(published)
