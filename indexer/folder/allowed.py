@@ -49,14 +49,18 @@ def vectors_of(index, ids: np.ndarray) -> np.ndarray | None:
         return None
 
 
-def exact_ranked(index, queries: np.ndarray, allowed: Allowed
+def exact_ranked(index, queries: np.ndarray, allowed: Allowed, top: int | None = None
                  ) -> list[list[tuple[int, float]]] | None:
-    """Every allowed chunk, best first, per query: exact inner products over their vectors."""
+    """The `top` best allowed chunks (every one: None), best first (ties by id), per query:
+    exact inner products over their vectors."""
     ids = allowed.ids()
     vecs = vectors_of(index, ids)
     if vecs is None:
         return None
-    scores = queries @ vecs.T  # (Q, m)
-    order = np.argsort(-scores, axis=1, kind="stable")
-    return [list(zip(ids[o].tolist(), s[o].tolist(), strict=True))
-            for o, s in zip(order, scores, strict=True)]
+    out = []
+    for s in queries @ vecs.T:  # (m,) a query's scores
+        pick = np.arange(len(ids)) if top is None or top >= len(ids) else \
+            np.argpartition(-s, top - 1)[:top]
+        pick = pick[np.lexsort((ids[pick], -s[pick]))]
+        out.append(list(zip(ids[pick].tolist(), s[pick].tolist(), strict=True)))
+    return out

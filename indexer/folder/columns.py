@@ -99,8 +99,8 @@ class Columns:
 
     @classmethod
     def load(cls, folder: Path) -> Columns:
-        def read(name: str) -> np.ndarray:
-            return np.load(folder / name, mmap_mode="r", allow_pickle=False)
+        def read(name: str) -> np.ndarray:  # mapped, seen as a plain array (slow item access)
+            return np.asarray(np.load(folder / name, mmap_mode="r", allow_pickle=False))
 
         index = json.loads((folder / "fields.json").read_text(encoding="utf-8"))
         fields = {}

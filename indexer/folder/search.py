@@ -89,13 +89,13 @@ class Searcher:
         depth = max(4 * want, 100)
         dense = self._dense(queries, depth, per_chunk, allowed, knobs, strict=False)
         lexical = self._lexical_search(queries, depth, per_chunk, allowed)
-        key = (lambda c: c) if per_chunk else None  # chunk -> its group
         out = []
         for d, lx in zip(dense, lexical, strict=True):
-            if not per_chunk:
-                key = self._doc_key(lx + d)
+            both = lx + d
+            keys = [c for c, _ in both] if per_chunk else self._doc_keys([c for c, _ in both])
+            key = dict(zip((c for c, _ in both), keys, strict=True)).__getitem__  # chunk -> group
             # dense wins the representative chunk (iterated last)
-            best = {key(cid): cid for cid, _ in lx + d}
+            best = {key(cid): cid for cid, _ in both}
             fused = fuse([[(key(c), s) for c, s in d], [(key(c), s) for c, s in lx]],
                          **fusion_args)
             out.append([(best[k], score) for k, score in fused[:want]])
@@ -103,11 +103,11 @@ class Searcher:
 
     def _group(self, ranked: Ranked, want: int, per_chunk: bool) -> Ranked:
         """Best chunk per document (or chunks as they come), at most `want`."""
-        key = self._doc_key(ranked)
+        keys = self._doc_keys([c for c, _ in ranked])
         out, seen = [], set()
-        for cid, score in ranked:
-            group = cid if per_chunk else key(cid)
-            if group is None or group in seen:
+        for (cid, score), key in zip(ranked, keys, strict=True):
+            group = cid if per_chunk else key
+            if key is None or group in seen:
                 continue  # a chunk that is no longer live
             seen.add(group)
             out.append((cid, score))
@@ -115,20 +115,25 @@ class Searcher:
                 break
         return out
 
-    def _doc_key(self, ranked: Ranked) -> Callable[[int], object]:
-        """Chunk id -> its document (None: not live): the filter index's document column, or
-        SQLite's chunk rows (a writer's unsaved copy), kept for the next queries up to a bound."""
+    def _doc_keys(self, chunk_ids: list[int]) -> list:
+        """Each chunk's document (None: not live): the filter index's document column, read in
+        one step, or SQLite's chunk rows (a writer's unsaved copy), kept for the next queries
+        up to a bound."""
         columns = self._columns()
         if columns is not None:
             doc = columns.doc
-            return lambda c: int(doc[c]) if 0 <= c < len(doc) and doc[c] >= 0 else None
+            ids = np.asarray(chunk_ids, dtype=np.int64)
+            inside = (ids >= 0) & (ids < len(doc))
+            found = np.full(len(ids), -1, dtype=np.int64)
+            found[inside] = doc[ids[inside]]
+            return [None if d < 0 else d for d in found.tolist()]
         doc_of = self._doc_of
-        missing = [c for c, _ in ranked if c not in doc_of]
+        missing = [c for c in chunk_ids if c not in doc_of]
         if missing:
             if len(doc_of) > DOC_OF_KEPT:
                 doc_of.clear()
             doc_of.update(db.doc_ids_of_chunks(self.conn, missing))
-        return doc_of.get
+        return [doc_of.get(c) for c in chunk_ids]
 
     def _dense(self, queries, want, per_chunk, allowed, knobs, strict=True) -> list[Ranked]:
         """FAISS search with adaptive over-fetch: grow the fetch, then exhaustive knobs, until
@@ -137,9 +142,16 @@ class Searcher:
         vectors are scored exactly instead of widening the search to the whole index."""
         qv = self._encode(list(queries))  # (Q, dim) unit rows
         if allowed is not None and allowed.few:  # exact over the few allowed vectors
-            exact = exact_ranked(self.vectors, qv, allowed)
+            top = want if per_chunk else max(4 * want, 16)
+            exact = exact_ranked(self.vectors, qv, allowed, top)
             if exact is not None:
-                return [self._group(r, want, per_chunk) for r in exact]
+                out = [self._group(r, want, per_chunk) for r in exact]
+                short = [q for q, r in enumerate(out) if len(r) < want and top < allowed.count]
+                if short:  # documents of many chunks filled the top: every allowed chunk
+                    for q, r in zip(short, exact_ranked(self.vectors, qv[short], allowed),
+                                    strict=True):
+                        out[q] = self._group(r, want, per_chunk)
+                return out
         ntotal = int(self.vectors.ntotal)
         limit = ntotal if allowed is None else min(ntotal, allowed.count)
         sel = self._selector(allowed)

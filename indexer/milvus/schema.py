@@ -37,7 +37,7 @@ class IndexType:
 INDEX_TYPES = {
     "flat": IndexType("flat", {"index_type": "FLAT", "metric_type": "IP"}, {}),
     "hnsw": IndexType("hnsw", {"index_type": "HNSW", "metric_type": "IP",
-                               "params": {"M": 32, "efConstruction": 200}}, {"efSearch": 128}),
+                               "params": {"M": 32, "efConstruction": 200}}, {"efSearch": 256}),
 }
 PRESETS = ("auto", *INDEX_TYPES)
 AUTO_FLAT_UP_TO = 20_000  # chunks: exact search while it is cheap (as the folder store's auto)

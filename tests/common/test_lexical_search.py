@@ -1,6 +1,7 @@
-"""`LexicalIndex.search` ranks as bm25s's own `retrieve` does (scores, order, ties), with and
-without a filter: it calls bm25s's scoring and top-k directly, skipping `retrieve`'s per-call
-overhead."""
+"""`LexicalIndex.search` ranks as bm25s's own `retrieve` does (the same scores, best first), with
+and without a filter, and breaks ties by position (chunk id order), where bm25s's partition
+leaves them in no stated order: it scores with bm25s's arrays and picks the top k among the
+chunks a query touched, skipping `retrieve`'s per-call overhead."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ def oracle(index: LexicalIndex, query: str, k: int, allowed: set[int] | None):
     mask = None
     if allowed is not None:
         mask = np.isin(index.ids, np.fromiter(allowed, dtype=np.int64)).astype(np.float32)
-    docs, scores = index.retriever.retrieve([tokenize(query)], k=k, show_progress=False,
-                                            weight_mask=mask, n_threads=0)
-    return [(int(index.ids[d]), float(s)) for d, s in zip(docs[0], scores[0], strict=True)
-            if s > 0]
+    everything = len(index.ids)
+    docs, scores = index.retriever.retrieve([tokenize(query)], k=everything,
+                                            show_progress=False, weight_mask=mask, n_threads=0)
+    ranked = sorted(((float(s), int(d)) for d, s in zip(docs[0], scores[0], strict=True)
+                     if s > 0), key=lambda p: (-p[0], p[1]))  # ties by position
+    return [(int(index.ids[d]), s) for s, d in ranked[:k]]
 
 
 def test_search_matches_bm25s_retrieve_with_ties_and_filters():
