@@ -27,8 +27,8 @@ Public surface (see indexer/README.md for the whole guide):
         # `NAME.milvus` file holding one; open_index(target, ...) is the same
         # encodes on the index's backend by default; an encoder / backend whose vectors may
         # differ from the index's beyond the fidelity gate: BackendMismatchError
-    locate(target) -> IndexLocation  # where an index is, read once: open, read_manifest,
-        # stamp (changes with each new version), build_target, copy_in
+    locate(target) -> IndexLocation  # where an index is, read once by the door (stores.py):
+        # open, read_manifest, stamp (changes with each new version), build_target, copy_in
     find_indexes(root, max_depth) -> [FoundIndex(name, path, location)]  # folders and pointers
     index.search(query | [queries], k=10, *, mode="dense"|"lexical"|"hybrid", filter=None,
                  per_chunk=False, fusion="rrf", weights=None, rrf_k=60, **knobs)
@@ -71,18 +71,16 @@ from .errors import (
     IndexerError,
     QueryError,
 )
-from .folder import FolderIndex
 from .fusion import FUSIONS, fuse, rrf
-from .index import MODES, SemanticIndex, open_index
-from .location import IndexLocation, locate
+from .index import MODES, SemanticIndex
+from .location import IndexLocation
 from .migrate import MigrationReport, migrate
-from .milvus import MilvusIndex
 from .movement import Movement, rank_movements
 from .presets import PRESETS
 from .rebuild import rebuild_index
 from .stats import IndexStats
 from .stored import StoredBatch
-from .stores import FoundIndex, find_indexes
+from .stores import FolderIndex, FoundIndex, MilvusIndex, find_indexes, locate, open_index
 from .sync import SyncReport, sync_folder
 
 __all__ = [

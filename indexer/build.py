@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -28,12 +27,12 @@ from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .disk_full import disk_full_said
 from .documents import Document
 from .errors import CorpusError
-from .folder import store
 from .given_vectors import check_vectors
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
-from .location import locate
+from .location import Built
 from .shards import SHARD_SIZE, encode_resumable, encoder_key, shards_folder, shards_key
+from .stores import locate
 from .validation import (
     check_build_args,
     check_corpus_names,
@@ -129,7 +128,6 @@ def build_index(
         vectors, len(docs), enc.dim, enc.name, skipped=len(report.skipped),
         duplicates=report.duplicates)
     work_root = target.work
-    new_folder = not work_root.exists()
     staging = None  # where Ray's workers write their rows, if the store takes them so
     build_notes: dict = {}
     if engine == "ray":
@@ -176,8 +174,8 @@ def build_index(
             stages.update(ray_stages, encode_s=time.perf_counter() - clock)
             build = {"engine": engine, "workers": vectors.workers if engine == "ray" else 1,
                      "stages": stages, **build_notes}
-            built = target.publish(enc, docs, chunks, vectors, preset, chunking, bm25, report,
-                                   source, report_progress, build, staging)
+            index = target.publish(Built(enc, docs, chunks, vectors, preset, chunking, bm25,
+                                         report, source, build, staging), report_progress)
     except BaseException:
         if staging is not None:
             with contextlib.suppress(Exception):  # the store may be what failed
@@ -186,14 +184,12 @@ def build_index(
             work.release()  # kept for a re-run until a build publishes
         else:
             work.discard()
-            if new_folder and not (work_root / store.MANIFEST).exists():
-                shutil.rmtree(work_root, ignore_errors=True)  # nothing of this build to keep
+            target.abandoned()  # nothing of this build to keep
         raise
     work.release()
-    store.remove_private(work_root, store.BUILD)
     target.finished()
     report_progress(BuildProgress("done", len(docs), len(docs)))
-    return built
+    return index
 
 
 def _kept_chunking(enc, chunks) -> dict:

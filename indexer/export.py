@@ -12,7 +12,7 @@ from common import check_path
 from common.atomic import write_atomic
 
 from .errors import IndexerError
-from .location import locate
+from .stores import locate
 
 RESERVED = ("id", "title", "text")  # a metadata field of one of these names is not exported
 

@@ -23,9 +23,9 @@ from operator import itemgetter
 RRF_K = 60
 NORMALISATIONS = ("minmax", "zscore")
 FUSIONS = ("rrf", *NORMALISATIONS)
-# SciFact train, 809 queries, BM25 + minilm, nDCG@10 with weights by 5-fold CV: RRF 0.711,
-# min-max 0.7257, z-score 0.7259 (bench/results/fusion.md); min-max and z-score tie, and
-# z-score's best weights are the even ones (less fitted to one corpus), so it is the default.
+# On SciFact train (BM25 + minilm, weights chosen by 5-fold CV: bench/results/fusion.md) both
+# convex fusions beat RRF and tie with each other, and z-score's best weights are the even ones
+# (less fitted to one corpus), so it is the default.
 DEFAULT_FUSION = "zscore"
 # (dense, lexical) weights per fusion when the caller gives none: the grid point best over all
 # the train queries (RRF keeps its customary equal weights)

@@ -4,6 +4,7 @@ and Milvus (`indexer.milvus.MilvusIndex`: milvus-lite in a `.db` file, or a serv
 hold a `SemanticIndex` and never ask which store it is.
 
     SemanticIndex.open(target)  # a folder, a `milvus://` address, or a `NAME.milvus` pointer
+                                # (opened through the door, `indexer.stores`)
     index.search(...) / explain(...) / query_too_long(q)
     index.document(id) / documents(ids) / missing(ids) / doc_ids() / all_documents()
     index.stored(ids) -> StoredBatch   # documents, chunk rows and vectors exactly as stored
@@ -26,16 +27,16 @@ from .chunking import Chunk, ChunkingConfig, chunk_documents, chunk_input, whole
 from .documents import Document, Hit
 from .embedding import embed_passages
 from .filters import unknown_field
-from .folder.search import MODES
 from .fusion import DEFAULT_FUSION, RRF_K
 from .given_vectors import check_vectors, unit_rows
 from .index_encoder import check_fits, index_backend, load_index_encoder
 from .presets import Spec
+from .search_args import MODES
 from .stats import IndexStats, stats_of
 from .stored import StoredBatch
 from .validation import check_doc_id, check_documents, check_positive_int
 
-__all__ = ["MODES", "SemanticIndex", "open_index"]
+__all__ = ["MODES", "SemanticIndex"]
 
 
 class SemanticIndex(ABC):
@@ -52,18 +53,21 @@ class SemanticIndex(ABC):
         self._backend = backend  # None: the index's own (see `encoder`)
         self.spec = Spec(manifest["preset"], manifest["faiss_spec"], manifest["knobs"])
 
+    # the door's `open_index` (indexer.stores sets it when imported, as `import indexer` does):
+    # the contract opens through it without importing the stores that implement it
+    opener: ClassVar[Callable[..., SemanticIndex]]
+
     @classmethod
     def open(cls, target: str | Path, *, encoder=None, verify: bool = True,
              backend: str | None = None) -> SemanticIndex:
         """Open the index at `target`: a folder, a `milvus://` address, or a `NAME.milvus` file
-        holding one (`indexer.locate`). An `encoder` given is checked against the index's (the
-        same weights; a backend within the fidelity gate of the one that made the vectors);
-        without it, that model is loaded on the first dense search, on `backend` (default: the
-        index's own; `auto` or a name of `encoder.BACKENDS`). `verify` checks every file's
-        checksum where the store keeps files (sizes are always checked)."""
-        from .location import locate
-
-        return locate(target).open(encoder=encoder, verify=verify, backend=backend)
+        holding one (the door, `indexer.stores`, tells which store's). An `encoder` given is
+        checked against the index's (the same weights; a backend within the fidelity gate of
+        the one that made the vectors); without it, that model is loaded on the first dense
+        search, on `backend` (default: the index's own; `auto` or a name of
+        `encoder.BACKENDS`). `verify` checks every file's checksum where the store keeps files
+        (sizes are always checked)."""
+        return SemanticIndex.opener(target, encoder=encoder, verify=verify, backend=backend)
 
     def _check_encoder(self, encoder) -> None:
         """Called by each store's `open`: a damaged backend entry, or an encoder given that does
@@ -113,6 +117,12 @@ class SemanticIndex(ABC):
     @abstractmethod
     def counts(self) -> dict[str, int]:
         """{"documents", "chunks", "tombstones"} as readers see them now."""
+
+    @abstractmethod
+    def storage(self) -> tuple[str, str]:
+        """Where and how large this index is kept, as a UI shows it: (label, value), e.g.
+        ("Size on disk", "12.3 MB"), or ("Stored in", "Milvus") where the size is the
+        server's to know."""
 
     def __len__(self) -> int:
         return self.counts()["documents"]
@@ -186,7 +196,7 @@ class SemanticIndex(ABC):
 
     @abstractmethod
     def _searcher(self):
-        """The store's searcher (`indexer.search.Searcher`, `indexer.milvus.MilvusSearcher`)."""
+        """The store's searcher (the folder store's `Searcher`, `MilvusSearcher`)."""
 
     def _encode_queries(self, texts: list[str]):
         return self.encoder.encode(texts, prompt="query")
@@ -328,9 +338,3 @@ class SemanticIndex(ABC):
         return (f"{type(self).__name__}({str(self.location)!r}, "
                 f"documents={m.get('counts', {}).get('documents')}, "
                 f"model={m['encoder']['name']!r}, preset={m['preset']!r})")
-
-
-def open_index(target: str | Path, **kwargs) -> SemanticIndex:
-    """The index at `target` (a folder, a `milvus://` address or a `NAME.milvus` pointer);
-    `kwargs` as `SemanticIndex.open` takes them."""
-    return SemanticIndex.open(target, **kwargs)

@@ -23,7 +23,8 @@ import numpy as np
 
 from .errors import MigrationError
 from .index import SemanticIndex
-from .location import StoredReader, locate
+from .location import StoredReader
+from .stores import locate
 
 BATCH_DOCS = 256
 SAMPLE = 200  # documents compared end to end after the copy

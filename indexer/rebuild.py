@@ -18,7 +18,7 @@ from .documents import SkippedRow
 from .errors import IndexerError
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
-from .location import locate
+from .stores import locate
 from .validation import check_build_args
 
 log = logging.getLogger("bertscope.indexer")

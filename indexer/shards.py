@@ -18,16 +18,16 @@ from .build_progress import BuildProgress
 from .chunking import Chunk
 from .embedding import embed_passages
 from .errors import ConcurrentWriteError
-from .folder import store
+from .private import BUILD, Private
 from .vector_rows import VectorRows
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
 
 
-def shards_folder(out: Path, key: str) -> store.Private:
+def shards_folder(out: Path, key: str) -> Private:
     """The private folder of the shards named `key` under the index folder `out`."""
     try:
-        return store.Private(out / f"{store.BUILD}{key}")
+        return Private(out / f"{BUILD}{key}")
     except ConcurrentWriteError as exc:
         raise ConcurrentWriteError(f"another build of the same corpus into {out} is running; "
                                    "wait for it to finish") from exc

@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass, field
 from common.lexical import Bm25Params
 
 from .documents import SkippedRow
-from .folder import db
 from .index_encoder import index_backend, index_fidelity
 
 
@@ -41,16 +40,6 @@ class IndexStats:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def row_counts(manifest: dict, conn, *, working: bool) -> dict[str, int]:
-    """Rows per table. A published version is immutable and its manifest carries its counts, so
-    searches need not `count(*)` over SQLite (16-18 ms at 1M rows, bench/results/search_latency.md);
-    a working copy, or a manifest without them, is counted."""
-    published = manifest.get("counts") or {}
-    if not working and {"documents", "chunks", "tombstones"} <= published.keys():
-        return dict(published)
-    return db.counts(conn)
 
 
 def stats_of(path: str, m: dict, counts: dict[str, int], knobs: dict[str, int],

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from common import check_path
 from common.documents import MAX_FILE_MB, file_stamp, folder_files, read_file
@@ -50,6 +51,24 @@ class SyncReport:
                 *(f"note {rel}: {note}" for rel, note in self.notes)]
 
 
+@dataclass(frozen=True)
+class SyncSettings:
+    """How one sync reads the folder and writes the index: which files (`include`, `exclude`,
+    `max_file_mb`), how it encodes (`batch_size`, `batch_files` files a save), and what the
+    first run builds with (`model`, `backend`, `preset`, `chunking`; later runs use the
+    index's own)."""
+
+    model: Any = "minilm"  # a name, a folder or an Encoder
+    backend: str = "auto"
+    preset: str = "auto"
+    chunking: ChunkingConfig | None = None
+    include: Sequence[str] = ()
+    exclude: Sequence[str] = ()
+    max_file_mb: float = MAX_FILE_MB
+    batch_size: int = 32
+    batch_files: int = BATCH_FILES
+
+
 def _open(target: str, encoder, backend: str | None):
     from .index import SemanticIndex
 
@@ -74,32 +93,33 @@ def sync_folder(folder: str | Path, target: str | Path, *, model=None,
         raise IndexerError(f"sync needs a folder of documents; {root} is "
                            f"{'a file' if root.exists() else 'not there'}")
     target = str(target)
+    settings = SyncSettings(model or "minilm", backend, preset, chunking, include, exclude,
+                            max_file_mb, batch_size, batch_files)
     named = isinstance(model, (str, Path))
     index = _open(target, None if named else model, None if backend == "auto" else backend)
     if index is None:
-        return _create(root, target, model or "minilm", backend, preset, chunking, include,
-                       exclude, max_file_mb, batch_size, progress)
+        return _create(root, target, settings, progress)
     built_with = index.manifest["encoder"]["name"]
     if named and str(model) != built_with and not Path(model).expanduser().is_dir():
         raise IndexerError(f"{target} was built with {built_with!r}; sync encodes with the "
                            f"index's own model: drop --model {model}, or build a new index")
     try:
-        return _update(index, root, include, exclude, max_file_mb, batch_size, batch_files,
-                       progress)
+        return _update(index, root, settings, progress)
     finally:
         if hasattr(index, "close"):
             index.close()
 
 
-def _create(root, target, model, backend, preset, chunking, include, exclude, max_file_mb,
-            batch_size, progress) -> SyncReport:
+def _create(root: Path, target: str, settings: SyncSettings,
+            progress: Callable[[BuildProgress], None] | None) -> SyncReport:
     from .build import build_index
     from .corpus import CorpusOptions
 
-    options = CorpusOptions(include=tuple(include), exclude=tuple(exclude),
-                            max_file_mb=max_file_mb)
-    index = build_index(str(root), target, model=model, backend=backend, preset=preset,
-                        chunking=chunking, corpus_options=options, batch_size=batch_size,
+    options = CorpusOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
+                            max_file_mb=settings.max_file_mb)
+    index = build_index(str(root), target, model=settings.model, backend=settings.backend,
+                        preset=settings.preset, chunking=settings.chunking,
+                        corpus_options=options, batch_size=settings.batch_size,
                         progress=progress)
     try:
         stats = index.stats()
@@ -111,10 +131,11 @@ def _create(root, target, model, backend, preset, chunking, include, exclude, ma
             index.close()
 
 
-def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_files,
-            progress) -> SyncReport:
+def _update(index, root: Path, settings: SyncSettings,
+            progress: Callable[[BuildProgress], None] | None) -> SyncReport:
     report = SyncReport()
-    walked = folder_files(root, include, exclude)
+    include = settings.include
+    walked = folder_files(root, include, settings.exclude)
     report.failed.extend(walked.failures)
     if any(rel == "." for rel, _ in walked.failures):
         raise IndexerError(f"cannot read the folder {root}: {walked.failures[0][1]}; nothing "
@@ -139,7 +160,7 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
             report.unchanged += 1
         else:
             try:
-                doc = read_file(path, rel, max_file_mb)
+                doc = read_file(path, rel, settings.max_file_mb)
             except ReadError as exc:
                 report.failed.append((rel, str(exc)))
             except Exception as exc:  # a reader library's own failure on a strange file
@@ -165,11 +186,11 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     if gone:
         index.delete(gone)
         index.save()
-    for at in range(0, len(changed), batch_files):
-        _write(index, changed[at:at + batch_files], batch_size, report)
+    for at in range(0, len(changed), settings.batch_files):
+        _write(index, changed[at:at + settings.batch_files], settings.batch_size, report)
         index.save()
         if progress is not None:
-            done = min(at + batch_files, len(changed))
+            done = min(at + settings.batch_files, len(changed))
             progress(BuildProgress("encode", done, len(changed)))
     if progress is not None:
         progress(BuildProgress("done", len(changed), len(changed)))

@@ -25,9 +25,9 @@ from indexer import (
     IndexLocation,
     SemanticIndex,
     find_indexes,
-    locate,
 )
 from indexer.disk_full import free_space
+from indexer.stores import index_named
 
 from .encoders import Encoders
 from .errors import ApiError, log
@@ -77,10 +77,7 @@ class Indexes:
             shown = name[:80] if isinstance(name, str) else name
             raise ApiError(400, f"invalid index name {shown!r}: {RULE}; one folder under the "
                                 "root")
-        folder = self.root / name
-        if folder.is_dir() and (folder / "manifest.json").is_file():
-            return locate(folder)
-        found = self._found().get(name)
+        found = index_named(self.root, name) or self._found().get(name)
         if found is None:
             names = ", ".join(self.names()) or "none (build one with `python -m indexer build`)"
             raise ApiError(404, f"no index {name!r}; indexes: {names}")
@@ -120,11 +117,12 @@ class Indexes:
         return entry.index
 
     def open_now(self, name: str) -> bool:
-        """Whether a search of folder index `name` needs nothing opened first: its current
-        version is open here (a Milvus index: never, its search waits on the network)."""
+        """Whether a search of index `name` needs nothing opened or waited for: its current
+        version is open here and searches in this process (a Milvus index's waits on Milvus's:
+        `IndexLocation.searches_in_process`)."""
         where = self.location(name)
         entry = self._open.get(name)
-        return entry is not None and where.kind == "folder" and \
+        return entry is not None and where.searches_in_process and \
             entry.stamp == self._stamp(name, where)
 
     def fresh(self, name: str) -> SemanticIndex:

@@ -10,7 +10,7 @@ import orjson
 from fastapi import Request, Response
 
 from encoder import check_text
-from indexer.folder.search import batch_threads
+from indexer.search_threads import batch_threads
 
 from .config import Limits
 from .errors import ApiError
@@ -33,7 +33,7 @@ def service_of(request: Request):
 @contextmanager
 def searching(request: Request, name: str) -> Iterator:
     """Index `name`, searched in this block with a batch of queries on the configured
-    `faiss_threads` (set around FAISS's call only: indexer.search.faiss_threads)."""
+    `faiss_threads` (set around FAISS's call only: indexer.search_threads.faiss_threads)."""
     svc = service_of(request)
     index = svc.indexes.get(name)
     with batch_threads(svc.config.faiss_threads):

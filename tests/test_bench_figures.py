@@ -16,8 +16,6 @@ PRODUCT = ("common", "metrics", "encoder", "indexer", "training", "service", "ra
 CITES_BENCH = re.compile(r"\bbench/")
 FIGURE = re.compile(r"\d(\.\d+)?\s?(ms|s|x|×|KiB|MiB|GiB|MB|GB|requests/s|docs/s|q/s)(?!\w)"
                     r"|\d\s?%(?! interval)|\b0\.\d{3,}\b")  # a 95 % interval is a setting
-# comments inside indexer/, which the store-layout half of issue #49 is reshaping: left to it
-LEFT_TO_THE_INDEXER_WORK = {"indexer/fusion.py", "indexer/folder/search.py", "indexer/stats.py"}
 
 
 def blocks(source: str) -> list[tuple[int, str]]:
@@ -49,7 +47,6 @@ def figures_beside_bench_citations(path: Path, root: Path = REPO) -> list[str]:
 
 def test_no_product_docstring_or_comment_quotes_a_bench_figure():
     found = [hit for package in PRODUCT for path in sorted((REPO / package).rglob("*.py"))
-             if str(path.relative_to(REPO)) not in LEFT_TO_THE_INDEXER_WORK
              for hit in figures_beside_bench_citations(path)]
     assert not found, f"cite the result file, not the figure: {found}"
 

@@ -27,14 +27,14 @@ def offer_chinese_index(config: AppConfig) -> None:
     """Nothing where the Chinese default index exists under the index root; else a button that
     starts its build (or resumes a stopped one), or the running build's progress."""
     from common.jobs import JobRunner, JobState
-    from indexer import jobs
+    from indexer import jobs, locate
     from indexer.default import default_corpus
 
     from .jobs import show_job, watch_job
 
     corpus = default_corpus(LANG)
     out = config.index_root / corpus.folder
-    if (out / "manifest.json").is_file():
+    if locate(out).exists():
         return
     runner = JobRunner()
     spec = jobs.default_job(LANG, out)
@@ -69,6 +69,7 @@ def offer_a_reader(config: AppConfig, query: str, current: str) -> None:
     fixes it, from what this server has: for Chinese, searching the Chinese default index (its
     model reads Chinese) where it is built, else the button that builds it; for another script,
     what does read it (BM25 matches the words as written; an index of a model that reads it)."""
+    from indexer import locate
     from indexer.default import default_corpus
 
     corpus = default_corpus(LANG)
@@ -77,7 +78,7 @@ def offer_a_reader(config: AppConfig, query: str, current: str) -> None:
                    "search an index built with a model that reads this script: "
                    "e5-multilingual reads about 100 languages (the Index page builds one).")
         return
-    if (config.index_root / corpus.folder / "manifest.json").is_file():
+    if locate(config.index_root / corpus.folder).exists():
         if current != corpus.folder:
             st.button(f"Search {corpus.folder} instead ({corpus.model} reads Chinese)",
                       key="search-use-zh", type="primary",

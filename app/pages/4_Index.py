@@ -37,10 +37,7 @@ if index is not None:
     cols = st.columns(4)
     cols[0].metric("Documents", f"{stats.documents:,}")
     cols[1].metric("Chunks", f"{stats.chunks:,}")
-    if stats.store == "milvus":  # its size is Milvus's to know
-        cols[2].metric("Stored in", "Milvus", help=stats.path)
-    else:
-        cols[2].metric("Size on disk", f"{stats.size_bytes / 2**20:,.1f} MB")
+    cols[2].metric(*index.storage(), help=stats.path)
     cols[3].metric("Skipped rows", f"{len(stats.skipped):,}")
     st.markdown(f"**Model** `{stats.model}` on `{stats.backend}` (fidelity "
                 f"{fidelity_text(stats.backend, stats.fidelity)}) · **preset** `{stats.preset}` "

@@ -1,6 +1,6 @@
 """`FolderIndex`: the folder store's `SemanticIndex` (FAISS + SQLite + BM25 files in a folder,
-`indexer.store`). Open a version, search it (`indexer.search.Searcher`), change a private copy
-(`indexer.changes.WorkingCopy`) and publish it as the next version with `save()`, re-applying
+`store/`). Open a version, search it (`search.Searcher`), change a private copy
+(`changes.WorkingCopy`) and publish it as the next version with `save()`, re-applying
 the changes on top when another writer published first (`writes.FolderWrites`)."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from common.lexical import Bm25Params, LexicalIndex
 from ..documents import Document
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
-from ..stats import row_counts
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_positive_int
 from . import db, store
@@ -80,6 +79,10 @@ class FolderIndex(FolderWrites, SemanticIndex):
     # -- reading -----------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         return row_counts(self.manifest, self.conn, working=self._work is not None)
+
+    def storage(self) -> tuple[str, str]:
+        size = sum(e["bytes"] for e in self.manifest["files"].values())  # the current version
+        return "Size on disk", f"{size / 2**20:,.1f} MB"
 
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         return db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
@@ -145,3 +148,13 @@ class FolderIndex(FolderWrites, SemanticIndex):
             self._values[key] = db.field_values(self.conn, name, limit)
         values = self._values[key]
         return list(values) if values is not None else None
+
+
+def row_counts(manifest: dict, conn, *, working: bool) -> dict[str, int]:
+    """Rows per table. A published version is immutable and its manifest carries its counts, so
+    searches need not `count(*)` over SQLite (what that costs at 1M rows:
+    bench/results/search_latency.md); a working copy, or a manifest without them, is counted."""
+    published = manifest.get("counts") or {}
+    if not working and {"documents", "chunks", "tombstones"} <= published.keys():
+        return dict(published)
+    return db.counts(conn)

@@ -1,6 +1,6 @@
-"""`FolderLocation`: an index folder, as `indexer.locate` reads it: open it, read its manifest,
-tell a new version (the manifest file is replaced whole by each publish), build into it, copy
-into it."""
+"""`FolderLocation`: an index folder, as the door (`indexer.stores.locate`) reads it: open it, read
+its manifest, tell a new version (the manifest file is replaced whole by each publish), build
+into it, copy into it. The folder store takes every path no other store claims."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 from common import check_path
 
 from ..errors import IndexerError
-from ..location import BuildTarget, IndexLocation, Progress, StoredReader
+from ..location import BuildTarget, Built, IndexLocation, Progress, StoredReader
+from ..manifest import FORMAT, FORMAT_VERSION, now
 from . import store
 from .index import FolderIndex
 
@@ -23,8 +24,13 @@ class FolderLocation(IndexLocation):
         self.path = path
 
     @classmethod
-    def of(cls, target, role: str = "index path") -> FolderLocation:
+    def claim(cls, target, role: str = "index path", within=None) -> FolderLocation:
         return cls(check_path(target, role, "an index folder path or a milvus:// address"))
+
+    @classmethod
+    def entry(cls, path: Path) -> Path | None:
+        """An index folder: a folder holding a manifest (a damaged index too)."""
+        return path if (path / store.MANIFEST).is_file() else None
 
     def __str__(self) -> str:
         return str(self.path)
@@ -73,11 +79,13 @@ class FolderBuild(BuildTarget):
     """A build into a folder: its shards in a private folder of the index folder itself."""
 
     def __init__(self, path: Path, base: str | None) -> None:
-        self.work = path
+        super().__init__(path)
         self.base = base  # what the build replaces: it publishes only while the folder has it
 
-    def publish(self, enc, docs, chunks, vectors, preset, chunking, bm25, report, source,
-                progress, build, staging=None) -> FolderIndex:
+    def holds_index(self) -> bool:
+        return (self.work / store.MANIFEST).exists()
+
+    def publish(self, built: Built, progress) -> FolderIndex:
         from common.lexical_many import lexical_texts
 
         from ..build_progress import BuildProgress
@@ -85,19 +93,20 @@ class FolderBuild(BuildTarget):
         from ..presets import spec_for
         from .publish import publish_folder
 
-        spec = spec_for(preset, len(chunks), enc.dim)
-        lex = lexical_texts([c.encoded for c in chunks],
+        enc, report = built.encoder, built.report
+        spec = spec_for(built.preset, len(built.chunks), enc.dim)
+        lex = lexical_texts([c.encoded for c in built.chunks],
                             lambda done, total: progress(BuildProgress("tokenize", done, total)))
         rows = [(c.doc_id, c.chunk_no, c.start, c.end, tokens)
-                for c, tokens in zip(chunks, lex, strict=True)]
+                for c, tokens in zip(built.chunks, lex, strict=True)]
         del lex
-        stamp = store.now()
-        fields = {"format": store.FORMAT, "format_version": store.FORMAT_VERSION, "version": 0,
+        stamp = now()
+        fields = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": 0,
                   "built_at": stamp, "updated_at": stamp, "encoder": encoder_fields(enc),
                   "dim": enc.dim, "metric": "cosine", "normalized": True,
-                  "chunking": chunking.to_dict(), "source": source, "rows": report.rows,
-                  "duplicates": report.duplicates,
+                  "chunking": built.chunking.to_dict(), "source": built.source,
+                  "rows": report.rows, "duplicates": report.duplicates,
                   "skipped": [s.to_dict() for s in report.skipped],
                   "notes": report.kept_notes(), "files": {}}
-        return publish_folder(self.work, self.base, docs, rows, vectors, spec, fields, bm25,
-                              progress, build, encoder=enc)
+        return publish_folder(self.work, self.base, built.docs, rows, built.vectors, spec,
+                              fields, built.bm25, progress, built.build, encoder=enc)

@@ -1,5 +1,5 @@
 """Publish a whole index into a folder: FAISS, SQLite and BM25 made in a staging folder, then
-published as the folder's next version (`indexer.store.publish`). What a build made and what a
+published as the folder's next version (`store.publish`). What a build made and what a
 migration copied publish the same way."""
 
 from __future__ import annotations

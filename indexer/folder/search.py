@@ -1,13 +1,12 @@
-"""`Searcher`: dense (FAISS), lexical (BM25) and hybrid (fused: `fusion.fuse`) search, with metadata
-filters, over one state of an index. Hits are per document (its best chunk) unless per chunk."""
+"""`Searcher`: the folder store's dense (FAISS), lexical (BM25) and hybrid (fused: `fusion.fuse`)
+search, with metadata filters, over one state of an index. Hits are per document (its best chunk)
+unless per chunk. Its arguments are checked as every store checks them (`indexer.search_args`)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import faiss
@@ -15,83 +14,19 @@ import numpy as np
 
 from common.documents import chunk_metadata
 from common.lexical import LexicalIndex
-from common.text import check_text
 
 from ..documents import Hit
-from ..errors import QueryError
 from ..filters import compile_filter
-from ..fusion import DEFAULT_WEIGHTS, FUSIONS, check_weights, fuse
-from ..presets import Spec, check_knobs, exhaustive_knobs, search_params
-from ..validation import check_flag, check_rrf_k
+from ..fusion import fuse
+from ..presets import Spec, exhaustive_knobs, search_params
+from ..search_args import check_search
+from ..search_threads import faiss_threads
 from . import db
 from .allowed import Allowed, exact_ranked
 from .columns import Columns
 
-MODES = ("dense", "lexical", "hybrid")
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
-# FAISS spreads a batch's queries over OpenMP threads: a batch this small gains little and pays
-# the threads' start, join and spin-wait (flat top-40 over 6,000 vectors on a loaded 2-core
-# machine: one query 0.17 ms on 1 thread against 0.25 ms on 2, four 0.9 ms against 17 ms; the
-# faiss column of bench/results/search-hot.md is the same call inside index.search)
-ONE_THREAD_QUERIES = 8
 DOC_OF_KEPT = 100_000  # chunk -> document ids a searcher keeps between queries (no columns)
-
-
-# FAISS's threads for a batch over ONE_THREAD_QUERIES, where a caller (the service's
-# --faiss-threads) chose them: `batch_threads`; None keeps the calling thread's count
-_BATCH_THREADS: ContextVar[int | None] = ContextVar("faiss_batch_threads", default=None)
-
-
-@contextmanager
-def batch_threads(n: int | None) -> Iterator[None]:
-    """Searches in this block (this thread or task) run a large batch on `n` FAISS threads."""
-    token = _BATCH_THREADS.set(n)
-    try:
-        yield
-    finally:
-        _BATCH_THREADS.reset(token)
-
-
-@contextmanager
-def faiss_threads(n_queries: int) -> Iterator[None]:
-    """FAISS on one OpenMP thread while it searches `n_queries` <= ONE_THREAD_QUERIES queries;
-    a larger batch on `batch_threads`' count where one was set, else the caller's. OpenMP keeps
-    the count per calling thread, so concurrent searches on other threads are not touched, and
-    the count is restored after: the encoder on this thread reads it too (torch's intra-op
-    threads; an ONNX session's threads when one is made), so a FAISS setting must not outlive
-    FAISS's call (the service's encodes ran on one thread of two while it did)."""
-    before = faiss.omp_get_max_threads()
-    want = 1 if n_queries <= ONE_THREAD_QUERIES else (_BATCH_THREADS.get() or before)
-    if want == before:
-        yield
-        return
-    faiss.omp_set_num_threads(want)
-    try:
-        yield
-    finally:
-        faiss.omp_set_num_threads(before)
-
-
-def check_search(queries: Sequence[str], k: int, mode: str, per_chunk: bool, rrf_k: int,
-                 fusion: str, weights, spec: Spec, knobs: dict[str, int]):
-    """A search's arguments checked, one `QueryError` naming what is wrong, for every store:
-    (queries, per_chunk, fusion arguments, knobs)."""
-    items = check_queries(queries)
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise QueryError(f"k must be a positive integer, got {k!r}")
-    if mode not in MODES:
-        raise QueryError(f"Invalid search mode {mode!r}. Valid: {', '.join(MODES)}")
-    per_chunk, rrf_k = check_flag(per_chunk, "per_chunk"), check_rrf_k(rrf_k)
-    if weights is not None and mode != "hybrid":  # they were ignored without a word
-        raise QueryError(f"weights apply to mode='hybrid' only (they weigh its dense and "
-                         f"lexical lists); mode={mode!r} ranks by one list: drop weights, or "
-                         "search with mode='hybrid'")
-    fusion_args = check_fusion(fusion, weights, rrf_k)
-    try:
-        knobs = check_knobs(spec, knobs)
-    except ValueError as exc:
-        raise QueryError(str(exc)) from exc
-    return items, per_chunk, fusion_args, knobs
 
 
 class Searcher:
@@ -288,28 +223,3 @@ class Searcher:
             hits.append(Hit(doc_id, cid, score, rank, text[start:end], title, start, end,
                             chunk_metadata(json.loads(meta), start)))
         return hits
-
-
-def check_fusion(fusion: str, weights: Sequence[float] | None, rrf_k: int) -> dict[str, Any]:
-    """`fuse`'s arguments for a hybrid search; `weights` None: the fusion's measured default.
-    The weights go through `fusion.check_weights`, the check `fuse` itself makes."""
-    if fusion not in FUSIONS:
-        raise QueryError(f"Invalid fusion {fusion!r}. Valid: {', '.join(FUSIONS)}")
-    if weights is None:
-        weights = DEFAULT_WEIGHTS[fusion]
-    try:
-        checked = check_weights(weights, 2, names=("dense", "lexical"))
-    except ValueError as exc:
-        raise QueryError(str(exc)) from exc
-    return {"method": fusion, "weights": tuple(checked), "rrf_k": rrf_k}
-
-
-def check_queries(queries: Sequence[str]) -> list[str]:
-    if not isinstance(queries, (list, tuple)) or not queries:
-        raise QueryError("queries must be a string or a non-empty list of strings")
-    for q in queries:
-        try:
-            check_text(q, "a query", "type some words to search for")
-        except (TypeError, ValueError) as exc:
-            raise QueryError(str(exc)) from exc
-    return list(queries)

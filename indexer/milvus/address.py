@@ -24,7 +24,7 @@ DEFAULT_PORT = 19530
 _COLLECTION = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}\Z")
 _HOST = re.compile(r"(?:https?://)?(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\])(?::(?P<port>\d+))?"
                    r"/?\Z")
-POINTER_SUFFIX = ".milvus"  # a file naming a Milvus index (`milvus_target`)
+POINTER_SUFFIX = ".milvus"  # a file naming a Milvus index (`pointer.milvus_target`)
 EXAMPLE = "milvus:///data/scifact.db?collection=scifact or milvus://host:19530?collection=scifact"
 
 
@@ -45,24 +45,6 @@ class MilvusAddress:
 def is_milvus(target: object) -> bool:
     """True when `target` is a `milvus://` address (a string), not a folder path."""
     return isinstance(target, (str, MilvusAddress)) and str(target).startswith(SCHEME)
-
-
-def milvus_target(target: object, within: str | Path | None = None) -> str | None:
-    """The Milvus address `target` names: itself (a `milvus://` address), or the one line a
-    pointer file `NAME.milvus` holds (how an index root lists Milvus indexes beside its
-    folders), read as untrusted input (`pointer.read_pointer`: bounded, never through a link
-    leading outside `within`, the index root, else the pointer's own folder); None for anything
-    else (a folder index, or no file at all)."""
-    if is_milvus(target):
-        return str(target)
-    if not isinstance(target, (str, Path)) or Path(target).suffix != POINTER_SUFFIX:
-        return None
-    path = Path(target)
-    if path.is_dir() or not (path.exists() or path.is_symlink()):
-        return None
-    from .pointer import read_pointer
-
-    return read_pointer(path, within)
 
 
 def parse_address(target: str | MilvusAddress) -> MilvusAddress:

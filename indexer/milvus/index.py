@@ -23,9 +23,9 @@ from typing import Any
 from common.lexical import Bm25Params
 
 from ..documents import Document
-from ..folder.store import now
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
+from ..manifest import now
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_field_kinds
 from .address import MilvusAddress, parse_address
@@ -76,6 +76,9 @@ class MilvusIndex(SemanticIndex):
     # -- reading -----------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         return {**self._rows.counts(), "tombstones": 0}
+
+    def storage(self) -> tuple[str, str]:
+        return "Stored in", "Milvus"  # its size is Milvus's to know
 
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         ids = list(dict.fromkeys(check_doc_ids(doc_ids)))

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ..errors import CorruptIndexError
-from ..folder.store import FORMAT, FORMAT_VERSION, now
+from ..manifest import FORMAT, FORMAT_VERSION, now
 from .address import MilvusAddress
 from .rows import TOKEN_ENCODING
 

@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from ..errors import IndexerError, PointerError
+from .address import EXAMPLE, POINTER_SUFFIX, is_milvus, parse_address
 
 MAX_POINTER_BYTES = 4096  # an address is well under 300 characters; a pointer is never large
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
@@ -21,10 +22,24 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
           (stat.S_ISSOCK, "a socket"))
 
 
+def milvus_target(target: object, within: str | Path | None = None) -> str | None:
+    """The Milvus address `target` names: itself (a `milvus://` address), or the one line a
+    pointer file `NAME.milvus` holds (how an index root lists Milvus indexes beside its
+    folders), read as untrusted input (`read_pointer`: bounded, never through a link
+    leading outside `within`, the index root, else the pointer's own folder); None for anything
+    else (a folder index, or no file at all)."""
+    if is_milvus(target):
+        return str(target)
+    if not isinstance(target, (str, Path)) or Path(target).suffix != POINTER_SUFFIX:
+        return None
+    path = Path(target)
+    if path.is_dir() or not (path.exists() or path.is_symlink()):
+        return None
+    return read_pointer(path, within)
+
+
 def read_pointer(path: str | Path, within: str | Path | None = None) -> str:
     """The Milvus address the pointer file `path` holds; `PointerError` when it holds none."""
-    from .address import EXAMPLE, is_milvus, parse_address
-
     path = Path(path)
     base = Path(within) if within is not None else path.parent
     where = f"the pointer file {_shown(path, base) if within is not None else path}"

@@ -1,7 +1,7 @@
 """Search on Milvus: dense by its vector index (FLAT or HNSW, inner product on unit vectors),
 lexical by its BM25 function over our own tokens, hybrid as both fused by `indexer.fusion.fuse`
 here; filters as Milvus expressions (`expr.to_expr`); one hit per document through Milvus's
-`group_by_field` unless per chunk. The checks are the folder store's (`indexer.search`)."""
+`group_by_field` unless per chunk. The checks are every store's (`indexer.search_args`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import numpy as np
 from ..documents import Hit
 from ..errors import QueryError
 from ..filters import compile_filter
-from ..folder.search import check_search
 from ..fusion import fuse
 from ..presets import Spec
+from ..search_args import check_search
 from .expr import to_expr
 from .rows import token_text
 

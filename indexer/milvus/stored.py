@@ -6,6 +6,7 @@ read by `doc_id in [...]` of escaped ids instead."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -16,6 +17,8 @@ from .rows import DOCUMENT_FIELDS, documents_of, stored_tokens
 from .schema import documents_collection
 
 IDS_PER_EXPR = 1000
+# milvus-lite keeps no MVCC timestamps: pymilvus warns on every page of a scan
+ITERATOR_LOG = "pymilvus.client.iterator.query_iterator"
 
 
 class StoredRows:
@@ -67,6 +70,7 @@ class StoredRows:
 
     def scan(self, expr: str, fields: list[str]) -> Iterator[dict]:
         """The chunk rows meeting `expr`, paged by chunk id (an integer: safe to page by)."""
+        logging.getLogger(ITERATOR_LOG).setLevel(logging.ERROR)
         it = self.client.query_iterator(self.chunks, batch_size=1000, filter=expr,
                                         output_fields=fields)
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-import indexer.folder.store.publishing
+import indexer.private
 from common import FileLock
 from indexer import ConcurrentWriteError, SemanticIndex, build_index
 
@@ -46,7 +46,7 @@ def test_a_writer_holding_the_folder_too_long_is_a_named_refusal(flat_index, tin
                                                                  monkeypatch):
     index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
     index.delete(["d000"])
-    monkeypatch.setattr(indexer.folder.store.publishing, "LOCK_WAIT_S", 0)
+    monkeypatch.setattr(indexer.private, "LOCK_WAIT_S", 0)
     with FileLock(flat_index / ".write.lock"):  # another writer, publishing
         with pytest.raises(ConcurrentWriteError, match=f"another writer has been publishing "
                            f"to {flat_index}.*try again"):

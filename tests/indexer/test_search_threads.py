@@ -10,7 +10,7 @@ import faiss
 import pytest
 
 from indexer import SemanticIndex
-from indexer.folder.search import ONE_THREAD_QUERIES, batch_threads, faiss_threads
+from indexer.search_threads import ONE_THREAD_QUERIES, batch_threads, faiss_threads
 
 
 @pytest.fixture

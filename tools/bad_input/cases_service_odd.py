@@ -30,7 +30,7 @@ def _server(ws) -> tuple[str, int]:
         from service import ServiceConfig, create_app
         from service.server import uvicorn_config
 
-        from .cases_service import service_client
+        from .service_http import service_client
 
         service_client(ws)  # W/service/news made
         config = ServiceConfig(index_root=ws.root / "service", idle_timeout_s=IDLE_S,
@@ -88,7 +88,7 @@ def _full_disk(ws) -> Outcome:
     from indexer import SemanticIndex
     from service import ServiceConfig, create_app
 
-    from .cases_service import KEY, answered
+    from .service_http import KEY, answered
     from .small_disk import NoSmallDisk, fill, small_disk
 
     try:

@@ -270,7 +270,8 @@ def cli_cases(case: Callable[[str], Callable[..., Case]], minilm: Callable,
 def service_cases() -> list[Case]:
     """Entry "service (HTTP)": document writes the library refuses answer 422 naming the
     document and the field, nothing written (documents counted in W/service/news)."""
-    from .cases_service import ENTRY, request
+    from .cases_service import ENTRY
+    from .service_http import request
 
     docs = "/v1/indexes/news/documents"
 
@@ -297,7 +298,7 @@ def service_cases() -> list[Case]:
 
 
 def _service_news(ws) -> Path:
-    from .cases_service import request
+    from .service_http import request
 
     request("GET", "/health")(ws)  # the probe's client, made once, copies W/idx there
     return ws.root / "service" / "news"

@@ -1,5 +1,5 @@
-"""The index folder on disk: versions, locks and publishing. No other module reads or writes
-the files of an index folder.
+"""The index folder on disk: versions and publishing. No other module reads or writes the files
+of an index folder (but the write lock and the private folders: `indexer.private`).
 
     manifest.json        format, version, encoder, FAISS spec, counts, files with checksums
     v000007-<tag>/       one version: vectors.faiss, store.sqlite, bm25/
@@ -16,28 +16,22 @@ leaves the old version current. Indexes from before version folders (`vectors-<v
 `store-<v>.sqlite`, `bm25-<v>/` beside the manifest) open the same way.
 """
 
-from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, now, read_manifest
-from .publishing import BUILD, Private, Staging, StaleBase, publish, remove_private
+from .manifest import MANIFEST, read_manifest
+from .publishing import Staging, StaleBase, publish
 from .target import check_target
 from .vectors import owned_copy, read_vectors, write_vectors
 from .version import Version, open_version
 
 __all__ = [
-    "BUILD",
-    "FORMAT",
-    "FORMAT_VERSION",
     "MANIFEST",
-    "Private",
     "StaleBase",
     "Staging",
     "Version",
     "check_target",
-    "now",
     "open_version",
     "publish",
     "owned_copy",
     "read_vectors",
     "read_manifest",
-    "remove_private",
     "write_vectors",
 ]

@@ -4,15 +4,13 @@ checked here; every way it can be damaged is a `CorruptIndexError` naming it."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 import xxhash
 
 from ...errors import CorruptIndexError
+from ...manifest import FORMAT, FORMAT_VERSION
 
-FORMAT = "bertscope-index"
-FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 ROLES = {"faiss": "vectors.faiss", "sqlite": "store.sqlite", "bm25": "bm25"}  # role -> file
 # files a version may lack (one written before they existed): the filter index (`Columns`)
@@ -23,10 +21,6 @@ FIELDS = {"version": int, "files": dict, "encoder": dict, "dim": int, "preset": 
           "faiss_spec": str, "knobs": dict, "chunking": dict, "metadata_fields": dict,
           "counts": dict, "built_at": str, "updated_at": str, "duplicates": int, "skipped": list}
 ENTRY_FIELDS = {"path": str, "checksum": str, "bytes": int}
-
-
-def now() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def rebuild_hint(folder: Path) -> str:

@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 from ...errors import CorruptIndexError, IndexerError
-from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, parse, read_raw, token
-from .publishing import BUILD, LOCK, STAGING, VERSIONED
+from ...manifest import FORMAT, FORMAT_VERSION
+from ...private import BUILD, LOCK
+from .manifest import MANIFEST, parse, read_raw, token
+from .publishing import STAGING, VERSIONED
 
 
 def check_target(folder: str | Path) -> str | None:
