@@ -5,7 +5,12 @@ with the document. From it: the spans no chunk may cross (`segment_spans`) and a
 `chunk_metadata` — the one function both stores call.
 
     metadata["_layout"] = {"spans": [[start, end, page or None, section no or None], ...],
-                           "sections": ["Annual report 2023", "Annual report 2023 > Methods"]}
+                           "sections": ["Annual report 2023", "Annual report 2023 > Methods"],
+                           "ocr": {"3": 91.5}, "drop": ["page # of ##"]}
+
+`ocr` (a page read by OCR: its mean word confidence, given to its chunks as `ocr_confidence`)
+and `drop` (a PDF's running lines, which highlighting a page leaves out as reading did) are
+there only where the reader gave them.
 """
 
 from __future__ import annotations
@@ -54,6 +59,10 @@ def _layout(metadata: dict[str, Any] | None) -> dict | None:
     if not isinstance(spans, list) or not isinstance(sections, list) \
             or not all(isinstance(s, str) for s in sections):
         return None
+    ocr = layout.get("ocr", {})
+    if not isinstance(ocr, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in ocr.values()):
+        return None
     return layout if all(_span(s, len(sections)) for s in spans) else None
 
 
@@ -93,6 +102,9 @@ def place_at(metadata: dict[str, Any] | None, offset: int) -> dict[str, Any]:
                 out["page"] = page
             if section is not None:
                 out["section"] = layout["sections"][section]
+            confidence = layout.get("ocr", {}).get(str(page)) if page is not None else None
+            if confidence is not None:
+                out["ocr_confidence"] = float(confidence)
             return out
     return {}
 
