@@ -111,18 +111,29 @@ class CharBoxes:
 
 def _aligned(raw_text: str, candidates: list[int], chars: CharBoxes) -> list[int]:
     """For each character of `raw_text` (PDFium's text of a box), the text page index it came
-    from: the next candidate with its code (-1 for a space or line break PDFium put there)."""
-    out, at = [], 0
+    from: the next candidate with its code, a ligature ("ﬁ") giving each of its letters (-1 for
+    a space or line break PDFium put there)."""
+    import unicodedata
+
+    spelled = [unicodedata.normalize("NFKC", chr(chars.codes[c])) for c in candidates]
+    out, at, inner = [], 0, 0  # the candidate, and the letter of its spelling, to match next
     for ch in raw_text:
         if ch.isspace():
             out.append(-1)
             continue
-        j = at
-        while j < len(candidates) and chars.codes[candidates[j]] != ord(ch):
+        if at < len(candidates) and spelled[at][inner:inner + 1] == ch:
+            out.append(candidates[at])
+            inner += 1
+            if inner >= len(spelled[at]):
+                at, inner = at + 1, 0
+            continue
+        j = at + (inner > 0)
+        while j < len(candidates) and chr(chars.codes[candidates[j]]) != ch \
+                and not spelled[j].startswith(ch):
             j += 1
         if j < len(candidates):
             out.append(candidates[j])
-            at = j + 1
+            at, inner = (j, 1) if len(spelled[j]) > 1 and spelled[j][0] == ch else (j + 1, 0)
         else:
             out.append(-1)
     return out

@@ -137,11 +137,16 @@ def margin_notes(lines: Sequence[Line], width: float) -> tuple[list[Line], list[
     return body, notes
 
 
+def note_key(text: str) -> str:
+    """A margin note's key: its words, digits and all ("Note 1" and "Note 2" differ)."""
+    return "note: " + " ".join(text.split()).lower()
+
+
 def repeated_notes(notes: Sequence[Sequence[Line]]) -> set[str]:
     """Keys of margin notes on more than one page (a repeated marker, not a note)."""
     seen: Counter[str] = Counter()
     for page in notes:
-        seen.update({_key(ln.text) for ln in page})
+        seen.update({note_key(ln.text) for ln in page})
     return {k for k, n in seen.items() if n >= 2}
 
 
@@ -175,7 +180,7 @@ def page_map(lines: Sequence[Line], drop: set[str] = frozenset(), height: float 
     out, hyphenated line ends rejoined; each margin note of `notes` (not in `drop`) its own
     line after the paragraph beside which it stands."""
     kept = [ln for ln in lines if not (height and _key(ln.text) in drop and _on_edge(ln, height))]
-    waiting = sorted((n for n in notes if _key(n.text) not in drop), key=lambda n: -n.y1)
+    waiting = sorted((n for n in notes if note_key(n.text) not in drop), key=lambda n: -n.y1)
     # baseline pitch: glyph boxes vary with the letters on a line, bottoms vary less than gaps
     pitches = sorted(a.y0 - b.y0 for a, b in zip(kept, kept[1:], strict=False) if a.y0 - b.y0 > 0)
     usual = pitches[len(pitches) // 2] if pitches else 0.0
