@@ -20,7 +20,7 @@ class StageBar:
                       "minutes, with no count to show; later loads take seconds)…",
               "chunk": "chunking {total:,} documents…",
               "index": "indexing {total:,} chunks…", "save": "saving…"}
-    UNITS = {"chunk": "documents", "encode": "documents", "index": "chunks"}
+    UNITS = {"read": "files", "chunk": "documents", "encode": "documents", "index": "chunks"}
     PHASES = {"load": "loading the model (a first use exports it)"}
 
     def __init__(self) -> None:
@@ -47,6 +47,8 @@ class StageBar:
                                 unit="chunk", file=sys.stderr, dynamic_ncols=True)
                 self.resumed = p.resumed
         if self.bar is not None:
+            if p.chunks_total and p.chunks_total != self.bar.total:  # a sync's grows a batch
+                self.bar.total = p.chunks_total                        # at a time
             if p.resumed != self.resumed:  # a shard read back from disk: not this run's speed
                 self.bar.initial += p.chunks - self.bar.n
                 self.resumed = p.resumed

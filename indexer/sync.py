@@ -64,11 +64,16 @@ def sync_folder(folder: str | Path, target: str | Path, *, model=None,
                 chunking: ChunkingConfig | None = None, include: Sequence[str] = (),
                 exclude: Sequence[str] = (), max_file_mb: float = MAX_FILE_MB,
                 batch_size: int = 32, batch_files: int = BATCH_FILES,
-                progress: Callable[[BuildProgress], None] | None = None) -> SyncReport:
+                progress: Callable[[BuildProgress], None] | None = None,
+                ocr: str = "auto") -> SyncReport:
     """Make the index at `target` (a folder or a `milvus://` address) hold the documents of
     `folder`: build it when absent (with `model`, default minilm, `backend`, `preset`,
     `chunking`), else bring it up to date with the index's own model. `progress` gets
-    `BuildProgress` reports (read: files checked; encode: files written)."""
+    `BuildProgress` reports (read: files checked; encode: chunks embedded, as a build's). `ocr`
+    (auto, off, force): which PDF pages and whether images are read by OCR."""
+    from common.documents.ocr import check_mode
+
+    check_mode(ocr)
     root = check_path(folder, "the folder to sync", "a folder of documents")
     if not root.is_dir():
         raise IndexerError(f"sync needs a folder of documents; {root} is "
@@ -78,29 +83,30 @@ def sync_folder(folder: str | Path, target: str | Path, *, model=None,
     index = _open(target, None if named else model, None if backend == "auto" else backend)
     if index is None:
         return _create(root, target, model or "minilm", backend, preset, chunking, include,
-                       exclude, max_file_mb, batch_size, progress)
+                       exclude, max_file_mb, batch_size, progress, ocr)
     built_with = index.manifest["encoder"]["name"]
     if named and str(model) != built_with and not Path(model).expanduser().is_dir():
         raise IndexerError(f"{target} was built with {built_with!r}; sync encodes with the "
                            f"index's own model: drop --model {model}, or build a new index")
     try:
         return _update(index, root, include, exclude, max_file_mb, batch_size, batch_files,
-                       progress)
+                       progress, ocr)
     finally:
         if hasattr(index, "close"):
             index.close()
 
 
 def _create(root, target, model, backend, preset, chunking, include, exclude, max_file_mb,
-            batch_size, progress) -> SyncReport:
+            batch_size, progress, ocr) -> SyncReport:
     from .build import build_index
     from .corpus import CorpusOptions
 
     options = CorpusOptions(include=tuple(include), exclude=tuple(exclude),
-                            max_file_mb=max_file_mb)
+                            max_file_mb=max_file_mb, ocr=ocr)
+    # the folder's whole path: pages are drawn from its files (indexer.pages)
     index = build_index(str(root), target, model=model, backend=backend, preset=preset,
                         chunking=chunking, corpus_options=options, batch_size=batch_size,
-                        progress=progress)
+                        progress=progress, source=str(root.resolve()))
     try:
         stats = index.stats()
         return SyncReport(added=index.doc_ids(), created=True,
@@ -112,7 +118,7 @@ def _create(root, target, model, backend, preset, chunking, include, exclude, ma
 
 
 def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_files,
-            progress) -> SyncReport:
+            progress, ocr="auto") -> SyncReport:
     report = SyncReport()
     walked = folder_files(root, include, exclude)
     report.failed.extend(walked.failures)
@@ -140,7 +146,7 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
             report.unchanged += 1
         else:
             try:
-                doc = read_file(path, rel, max_file_mb)
+                doc = read_file(path, rel, max_file_mb, ocr=ocr)
             except ReadError as exc:
                 report.failed.append((rel, str(exc)))
             except Exception as exc:  # a reader library's own failure on a strange file
@@ -166,31 +172,42 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     if gone:
         index.delete(gone)
         index.save()
+    encoded = [0, 0]  # chunks embedded by the batches before, chunks they had
     for at in range(0, len(changed), batch_files):
-        _write(index, changed[at:at + batch_files], batch_size, report)
+        def chunks(n: int, total: int, at=at) -> None:  # the bar counts chunks, as a build's
+            if progress is not None:
+                progress(BuildProgress("encode", at, len(changed), chunks=encoded[0] + n,
+                                       chunks_total=encoded[1] + total))
+        written = _write(index, changed[at:at + batch_files], batch_size, report, chunks)
+        encoded[0] += written
+        encoded[1] += written
         index.save()
         if progress is not None:
             done = min(at + batch_files, len(changed))
-            progress(BuildProgress("encode", done, len(changed)))
+            progress(BuildProgress("encode", done, len(changed), chunks=encoded[0],
+                                   chunks_total=encoded[1]))
     if progress is not None:
         progress(BuildProgress("done", len(changed), len(changed)))
     return report
 
 
-def _write(index, docs: list[Document], batch_size: int, report: SyncReport) -> None:
-    """Upsert `docs`; where the index refuses the batch (a write's checks: a text longer than
-    a write takes, a metadata field of another type), each document alone, the refused ones
-    reported as failed files and nothing of them written."""
+def _write(index, docs: list[Document], batch_size: int, report: SyncReport,
+           progress=None) -> int:
+    """Upsert `docs` (`progress(chunks embedded, chunks)`), returning the chunks written; where
+    the index refuses the batch (a write's checks: a text longer than a write takes, a metadata
+    field of another type), each document alone, the refused ones reported as failed files and
+    nothing of them written."""
     try:
-        index.upsert(docs, batch_size=batch_size)
-        return
+        return index.upsert(docs, batch_size=batch_size, progress=progress)
     except ValueError:
         pass
+    written = 0
     for doc in docs:
         try:
-            index.upsert([doc], batch_size=batch_size)
+            written += index.upsert([doc], batch_size=batch_size)
         except ValueError as exc:
             report.failed.append((doc.id, f"not written: {exc}"))
             for done in (report.added, report.updated):
                 if doc.id in done:
                     done.remove(doc.id)
+    return written

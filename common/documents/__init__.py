@@ -55,16 +55,16 @@ __all__ = [
 
 def read_folder(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = (), *,
                 max_file_mb: float = MAX_FILE_MB,
-                progress: Callable[[int, int], None] | None = None
+                progress: Callable[[int, int], None] | None = None, ocr: str = "auto"
                 ) -> tuple[list[FileDocument], list[tuple[str, str]]]:
     """(documents, [(relative path, reason)]) of every file under `root` the globs keep;
-    `progress(files done, files)` after each file."""
+    `progress(files done, files)` after each file; `ocr`: see `read_file`."""
     walked = folder_files(root, include, exclude)
     docs: list[FileDocument] = []
     failures = list(walked.failures)
     for n, (path, rel) in enumerate(walked.files, start=1):
         try:
-            docs.append(read_file(path, rel, max_file_mb))
+            docs.append(read_file(path, rel, max_file_mb, ocr=ocr))
         except ReadError as exc:
             failures.append((rel, str(exc)))
         except Exception as exc:  # a reader library's own failure on a strange file
