@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..metadata import RESERVED_NOTE, is_reserved
+from .ebook import read_epub
 from .layout import LAYOUT_KEY, join_segments
 from .markdown import read_markdown
 from .ocr import check_mode
@@ -22,13 +23,15 @@ from .ocr_cache import keep_ocr
 from .ocr_pages import read_image
 from .pdf import read_pdf
 from .records import FileDocument, Parsed, ReadError
+from .slides import read_pptx
 from .text import read_text
 from .web import read_html
 from .word import read_docx
 
 READERS: dict[str, Callable[..., Parsed]] = {
     ".pdf": read_pdf, ".html": read_html, ".htm": read_html, ".docx": read_docx,
-    ".md": read_markdown, ".markdown": read_markdown, ".txt": read_text,
+    ".pptx": read_pptx, ".epub": read_epub, ".md": read_markdown, ".markdown": read_markdown,
+    ".txt": read_text,
     ".png": read_image, ".jpg": read_image, ".jpeg": read_image, ".tif": read_image,
     ".tiff": read_image}
 OCR_READERS = frozenset({read_pdf, read_image})  # those that take `ocr=`

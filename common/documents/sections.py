@@ -64,7 +64,7 @@ def merged(segments: list[Segment]) -> list[Segment]:
 def without_empty_tail(segments: list[Segment]) -> list[Segment]:
     """`segments` (merged) without the last ones that hold only their own heading."""
     out = list(segments)
-    while out and out[-1].section and out[-1].text.strip() == \
+    while len(out) > 1 and out[-1].section and out[-1].text.strip() == \
             out[-1].section.rsplit(JOIN, 1)[-1]:
         out.pop()
     return out
