@@ -1,5 +1,7 @@
 """Search: a query against an index (dense, lexical or hybrid), hits with their text as text,
-and for each hit "Why this match": its words' shares of the cosine (integrated Jacobians).
+each hit of a user's file where it stands (its page drawn with the passage marked, or its
+section with the passage marked in place), and for each hit "Why this match": its words'
+shares of the cosine (integrated Jacobians).
 "Compare with" runs the query on a second index beside the first, rank by rank, each result
 marked with its rank movement (new, up, down, same; gone below)."""
 
@@ -15,6 +17,7 @@ from appkit.guard import call_or_stop
 from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
 from appkit.limits import within_limit
 from appkit.model_picker import NONE
+from appkit.pages import where_it_stands
 from appkit.resources import get_index
 from appkit.startup import load_libraries
 from appkit.sticky import sticky_selectbox
@@ -114,9 +117,15 @@ if not hits:
 documents = call_or_stop(index.documents, [hit.doc_id for hit in hits],
                          what="Cannot open the documents")
 why = why_this_match(index, index_key, query, steps)
+
+
+def where(hit, document, key: str) -> None:
+    where_it_stands(index, index_key, hit, document, key)
+
+
 if other is None:
     for hit in hits:
-        hit_card(hit, documents[hit.doc_id], why=why)
+        hit_card(hit, documents[hit.doc_id], why=why, where=where)
     st.stop()
 
 # Two indexes: the same query on the other one, its results marked against this one's.

@@ -131,3 +131,36 @@ def citation(metadata: dict[str, Any] | None, fallback: str = "") -> str:
     if metadata.get("section"):
         parts.append(f"§ {metadata['section']}")
     return ", ".join(p for p in parts if p)
+
+
+def page_starts(metadata: dict[str, Any] | None) -> list[tuple[int, int]]:
+    """(offset, page) where each page after the first begins in the document's text: where
+    an excerpt crossing it marks the page's end."""
+    layout = _layout(metadata)
+    if layout is None:
+        return []
+    out, last = [], None
+    for start, _, page, _ in layout["spans"]:
+        if page is not None and last is not None and page != last:
+            out.append((start, page))
+        last = page if page is not None else last
+    return out
+
+
+def section_span(metadata: dict[str, Any] | None, offset: int) -> tuple[int, int, str] | None:
+    """(start, end, heading path) of the whole section holding character `offset` (its
+    segments side by side), or None where the document has no sections there."""
+    layout = _layout(metadata)
+    if layout is None:
+        return None
+    spans = layout["spans"]
+    at = next((i for i, (s, e, _, _) in enumerate(spans) if s <= offset < e), None)
+    if at is None or spans[at][3] is None:
+        return None
+    number = spans[at][3]
+    first = last = at
+    while first > 0 and spans[first - 1][3] == number:
+        first -= 1
+    while last + 1 < len(spans) and spans[last + 1][3] == number:
+        last += 1
+    return spans[first][0], spans[last][1], layout["sections"][number]

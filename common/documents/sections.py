@@ -61,10 +61,20 @@ def merged(segments: list[Segment]) -> list[Segment]:
     return out
 
 
+RUBRICS = {"footnotes", "notes", "references", "see also", "bibliography", "citations"}
+
+
 def without_empty_tail(segments: list[Segment]) -> list[Segment]:
-    """`segments` (merged) without the last ones that hold only their own heading."""
+    """`segments` (merged) without the last ones that hold only their own heading, and without
+    a rubric ("Footnotes": Sphinx writes it as a paragraph) ending the last one with nothing
+    under it (its notes are what the reader left out)."""
     out = list(segments)
     while len(out) > 1 and out[-1].section and out[-1].text.strip() == \
             out[-1].section.rsplit(JOIN, 1)[-1]:
         out.pop()
+    while out:
+        head, _, last = out[-1].text.rstrip().rpartition("\n")
+        if not head.strip() or clean_heading(last).lower() not in RUBRICS:
+            break
+        out[-1] = Segment(head, out[-1].page, out[-1].section)
     return out
