@@ -19,8 +19,8 @@ from common.documents.highlight import (
     RENDER_SCALE,
     HighlightError,
     PageBoxes,
-    chunk_pages,
     page_boxes,
+    passage_pages,
 )
 from common.documents.highlight import page_png as draw_page
 from common.documents.records import ReadError
@@ -96,18 +96,26 @@ def _document(index, doc_id: str):
 
 def highlight(index, doc_id: str, chunk_id: int, *, root: str | Path | None = None
               ) -> list[PageBoxes]:
-    """The boxes of chunk `chunk_id` on every page it reaches, in order."""
+    """The boxes of chunk `chunk_id` on its page and, where its sentence goes on over the
+    page break, of the words that finish it on the next (`passage_pages`), in order."""
     doc = _document(index, doc_id)
     start, end = chunk_span(index, doc_id, chunk_id)
-    pages = chunk_pages(doc.metadata, start, end)
-    if not pages:
+    pieces = passage_pages(doc.metadata, doc.text, start, end)
+    if not pieces:
         raise PageError(f"document {doc_id!r} has no pages (a {doc.metadata.get('format')} "
                         "file): its hits show their section instead")
     data = original(index, doc, root)
     try:
-        return [page_boxes(data, doc.metadata, doc.text, start, end, p) for p in pages]
+        return [page_boxes(data, doc.metadata, doc.text, a, b, p) for p, a, b in pieces]
     except (HighlightError, ReadError) as exc:
         raise PageError(str(exc)) from None
+
+
+def marked_pages(index, doc_id: str, chunk_id: int) -> list[int]:
+    """The pages `highlight` marks chunk `chunk_id` on (no file read)."""
+    doc = _document(index, doc_id)
+    start, end = chunk_span(index, doc_id, chunk_id)
+    return [p for p, _, _ in passage_pages(doc.metadata, doc.text, start, end)]
 
 
 def page_png(index, doc_id: str, page: int, *, chunk_id: int | None = None,
@@ -128,8 +136,9 @@ def page_png(index, doc_id: str, page: int, *, chunk_id: int | None = None,
     try:
         if chunk_id is not None:
             start, end = chunk_span(index, doc_id, chunk_id)
-            if page in chunk_pages(doc.metadata, start, end):
-                boxes = page_boxes(data, doc.metadata, doc.text, start, end, page).boxes
+            for p, a, b in passage_pages(doc.metadata, doc.text, start, end):
+                if p == page:
+                    boxes = page_boxes(data, doc.metadata, doc.text, a, b, page).boxes
         return draw_page(data, doc.metadata, page, boxes, scale=scale)
     except (HighlightError, ReadError) as exc:
         raise PageError(str(exc)) from None

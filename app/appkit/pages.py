@@ -10,7 +10,7 @@ import html
 import streamlit as st
 
 from common.documents import section_span
-from common.documents.highlight import chunk_pages, has_pages
+from common.documents.highlight import has_pages, passage_pages
 
 from .render import highlighted_html
 
@@ -26,7 +26,7 @@ def where_it_stands(index, index_key: str, hit, document, key: str = "") -> None
     """The hit's page(s) with the chunk marked, or its section with the chunk marked."""
     metadata = document.metadata or {}
     if has_pages(metadata):
-        pages = chunk_pages(metadata, hit.start, hit.end)
+        pages = [p for p, _, _ in passage_pages(metadata, document.text, hit.start, hit.end)]
         if not pages:
             return
         label = ("pp. " + "–".join(map(str, (pages[0], pages[-1])))) if len(pages) > 1 \
@@ -43,7 +43,7 @@ def where_it_stands(index, index_key: str, hit, document, key: str = "") -> None
                 st.warning(f"Cannot draw p. {page}: {exc}")
                 return
             st.image(png, caption=f"{hit.doc_id}, p. {page}" + (
-                " (the passage goes on over the next page)" if page != pages[-1] else ""))
+                " (its sentence goes on over the next page)" if page != pages[-1] else ""))
         return
     found = section_span(metadata, hit.start)
     if found is None:

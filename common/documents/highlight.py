@@ -53,6 +53,35 @@ def chunk_pages(metadata: dict, start: int, end: int) -> list[int]:
     return list(dict.fromkeys(pages))
 
 
+SENTENCE_ENDS = ".!?。！？…"
+
+
+def passage_pages(metadata: dict, text: str, start: int, end: int
+                  ) -> list[tuple[int, int, int]]:
+    """(page, start, end) of the passage to mark on each page: the chunk on its page and, where
+    its sentence goes on over the page break (the chunk ends its page's text mid-sentence and
+    its section goes on over the next page), the words that finish it there."""
+    layout = _layout(metadata)
+    if layout is None:
+        return []
+    spans = layout["spans"]
+    out = [(p, max(s, start), min(e, end)) for s, e, p, _ in spans
+           if p is not None and s < end and start < e]
+    if not out:
+        return []
+    at = next(i for i, (s, e, p, _) in enumerate(spans) if s < end and start < e)
+    while at + 1 < len(spans) and spans[at + 1][0] < end:
+        at += 1
+    s, e, page, section = spans[at]
+    if end < e or at + 1 >= len(spans) or text[s:e].rstrip()[-1:] in SENTENCE_ENDS:
+        return out
+    ns, ne, next_page, next_section = spans[at + 1]
+    if next_page != page + 1 or next_section != section:
+        return out
+    stop = next((i + 1 for i in range(ns, ne) if text[i] in SENTENCE_ENDS), ne)
+    return out + [(next_page, ns, stop)]
+
+
 def _page_spans(layout: dict, page: int) -> list[tuple[int, int]]:
     return [(s, e) for s, e, p, _ in layout["spans"] if p == page]
 
