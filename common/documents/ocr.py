@@ -87,6 +87,15 @@ def ensure_tesseract() -> str | None:
     return ensure_packages(list(PACKAGES.values()), lambda: tesseract_problem() is None)
 
 
+def _chinese_gap(text: str, word: str) -> bool:
+    """Whether `word` follows `text` with no space: Chinese after Chinese, punctuation after
+    Chinese, Chinese after punctuation that follows Chinese ("分支; 深度" reads "分支;深度")."""
+    before = text[-1]
+    if _cjk(before):
+        return _cjk(word[0]) or not word[0].isalnum()
+    return not before.isalnum() and len(text) > 1 and _cjk(text[-2]) and _cjk(word[0])
+
+
 def _joined_text(lines: list[list[tuple[str, tuple, float]]]) -> tuple[str, list[OcrWord]]:
     """Lines of (word, box, confidence) as one text: words a space apart (none between Chinese
     characters), lines of a paragraph joined the same way, a word broken by a line-end hyphen
@@ -103,8 +112,8 @@ def _joined_text(lines: list[list[tuple[str, tuple, float]]]) -> tuple[str, list
                 words[-1] = OcrWord(last.text, last.start, last.end - 1, last.box,
                                     last.confidence)
                 gap = ""
-            elif _cjk(text[-1]) and _cjk(word[0]):
-                gap = ""
+            elif _chinese_gap(text, word):
+                gap = ""  # Chinese, and its punctuation (Tesseract reads ！ as !), unspaced
             else:
                 gap = " "
             text += gap

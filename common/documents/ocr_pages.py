@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import io
 
-from .ocr import CONFIDENCE_FLOOR, DPI, LANGS, MAX_PIXELS, OcrPage, check_mode, ocr_image
+from .ocr import (
+    CONFIDENCE_FLOOR,
+    DPI,
+    LANGS,
+    MAX_PIXELS,
+    OcrPage,
+    check_mode,
+    ocr_image,
+    tesseract_problem,
+)
 from .records import Parsed, ReadError, Segment
 
 FORMAT = "image"
@@ -64,6 +73,9 @@ def read_image(data: bytes, ocr: str = "auto", langs: str = LANGS) -> Parsed:
     if check_mode(ocr) == "off":
         raise ReadError("an image: its text can only be read by OCR, and --ocr is off; use "
                         "--ocr auto")
+    problem = tesseract_problem(langs)
+    if problem:  # said before the image is decoded: what to install comes first
+        raise ReadError(problem)
     segments, read, notes = [], {}, []
     for n, frame in enumerate(image_frames(data), start=1):
         found, note = _judged(ocr_image(frame, langs), n)
