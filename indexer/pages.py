@@ -87,6 +87,14 @@ def chunk_span(index, doc_id: str, chunk_id: int) -> tuple[int, int]:
                    "search? search again)")
 
 
+def _no_pages(doc) -> str:
+    kind = doc.metadata.get("format")
+    if not kind or "sha256" not in doc.metadata:
+        return f"document {doc.id!r} was not read from a file: it has no pages"
+    return (f"document {doc.id!r} has no pages (a {kind} file): its hits show their section "
+            "instead")
+
+
 def _document(index, doc_id: str):
     doc = index.documents([doc_id]).get(doc_id)
     if doc is None:
@@ -102,8 +110,7 @@ def highlight(index, doc_id: str, chunk_id: int, *, root: str | Path | None = No
     start, end = chunk_span(index, doc_id, chunk_id)
     pieces = passage_pages(doc.metadata, doc.text, start, end)
     if not pieces:
-        raise PageError(f"document {doc_id!r} has no pages (a {doc.metadata.get('format')} "
-                        "file): its hits show their section instead")
+        raise PageError(_no_pages(doc))
     data = original(index, doc, root)
     try:
         return [page_boxes(data, doc.metadata, doc.text, a, b, p) for p, a, b in pieces]
@@ -126,8 +133,7 @@ def page_png(index, doc_id: str, page: int, *, chunk_id: int | None = None,
         raise NotFound(f"page {page}: pages are numbered from 1")
     doc = _document(index, doc_id)
     if doc.metadata.get("format") not in ("pdf", "image"):
-        raise PageError(f"document {doc_id!r} has no pages (a {doc.metadata.get('format')} "
-                        "file): its hits show their section instead")
+        raise PageError(_no_pages(doc))
     pages = doc.metadata.get("pages")
     if isinstance(pages, int) and page > pages:
         raise NotFound(f"document {doc_id!r} has {pages} pages, not {page}")
