@@ -90,8 +90,12 @@ def place_outline(marks: list[Mark], texts: list[PageText]) -> list[list[Heading
         if at is None and mark.top is not None:
             at = next((i for i in range(cursor[mark.page], len(starts))
                        if starts[i][1].y1 <= mark.top + 2), None)
-        offset = starts[at][0] if at is not None else (
-            starts[cursor[mark.page]][0] if cursor[mark.page] < len(starts) else len(page.text))
+        if at is not None:
+            offset = starts[at][0]
+        elif cursor[mark.page] < len(starts):
+            offset = starts[cursor[mark.page]][0]
+        else:  # past the page's last line, or a page read by OCR (no lines): its end, its top
+            offset = len(page.text) if starts else 0
         if at is not None:
             cursor[mark.page] = at
         out[mark.page].append(Heading(offset, mark.level + 1, mark.title))
