@@ -15,7 +15,8 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 
-from .layout import LAYOUT_KEY, _layout
+from .layout import LAYOUT_KEY
+from .layout import layout_of as _layout
 from .ocr import LANGS, OcrPage
 from .pdf import CharBoxes, dropped_lines, open_pdf, page_lines, page_reading
 from .pdf_lines import PageText

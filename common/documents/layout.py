@@ -80,6 +80,11 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def layout_of(metadata: dict[str, Any] | None) -> dict | None:
+    """The document's layout, checked (None: none, or not one `join_segments` makes)."""
+    return _layout(metadata)
+
+
 def segment_spans(metadata: dict[str, Any] | None) -> list[tuple[int, int]] | None:
     """The (start, end) character spans of a document's segments; None for a document without
     a layout (a corpus row: one span, the whole text)."""

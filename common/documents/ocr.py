@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .pdf_lines import _cjk
+from .pdf_lines import is_cjk as _cjk
 from .records import ReadError
 
 OCR_MODES = ("auto", "off", "force")

@@ -108,6 +108,11 @@ def running_lines(pages: Sequence[Sequence[Line]], height: float) -> set[str]:
     return {k for k, n in seen.items() if n >= 2 and n > len(pages) / 2}
 
 
+def is_cjk(ch: str) -> bool:
+    """Whether `ch` is a CJK character (or full-width form): written without spaces."""
+    return _cjk(ch)
+
+
 def _cjk(ch: str) -> bool:
     cp = ord(ch)
     return 0x2E80 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF or 0xFF00 <= cp <= 0xFFEF \

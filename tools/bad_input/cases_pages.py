@@ -83,20 +83,37 @@ def _files_index(ws):
     """W/service/files: W/pdfs (a two-page outlined PDF and notes.md) synced with minilm."""
     root = ws.root / "service" / "files"
     if not root.exists():
-        from bench.kit.richwriters import write_outlined_pdf
         from indexer import sync_folder
 
-        from .cases_library import _minilm
+        from . import cases_library
 
         folder = ws.root / "pdfs"
         folder.mkdir(exist_ok=True)
-        text = " ".join(f"Oil prices rose in region {n} while output slowed in sector {n}."
-                        for n in range(80))
-        write_outlined_pdf(folder / "guide.pdf", [("1 Prices", [("1.1 Oil", text)])])
+        _two_page_pdf(folder / "guide.pdf")
         (folder / "notes.md").write_text("# Notes\n\nCrude oil prices rose.\n",
                                          encoding="utf-8")
-        sync_folder(folder, root, model=_minilm(), preset="flat")
+        sync_folder(folder, root, model=cases_library._minilm(), preset="flat")
     return root
+
+
+def _two_page_pdf(path) -> None:
+    """A PDF by reportlab: a bookmarked heading, then lines of text over two pages."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(72, 770, "1 Prices")
+    c.bookmarkHorizontal("prices", 0, 786)
+    c.addOutlineEntry("1 Prices", "prices", level=0)
+    c.setFont("Helvetica", 10)
+    for n in range(90):
+        if n == 50:
+            c.showPage()
+            c.setFont("Helvetica", 10)
+        y = 740 - 14 * (n % 50)
+        c.drawString(72, y, f"Oil prices rose in region {n} while output slowed in sector {n}.")
+    c.showPage()
+    c.save()
 
 
 def _get(path: str, *, change_file: bool = False):
