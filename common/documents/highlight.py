@@ -23,7 +23,7 @@ from .pdf_lines import PageText
 from .records import ReadError
 
 RENDER_SCALE = 1.5  # 108 dpi: a letter page 918 x 1188 pixels
-FILL = (255, 196, 0, 96)  # translucent amber, as the app marks text
+FILL = (255, 196, 0, 110)  # translucent amber, as the app marks text
 EDGE = (230, 140, 0, 255)
 Box = tuple[float, float, float, float]  # left, top, right, bottom (points, from the top left)
 
@@ -258,12 +258,47 @@ def _merged_words(boxes: list[Box]) -> list[Box]:
     return [tuple(r) for r in out]
 
 
+def _palette() -> list[int]:
+    """Greys (7 bits), the same greys under translucent amber (6 bits), the boxes' edge."""
+    out = []
+    for v in range(128):
+        g = 2 * v + 1
+        out += [g, g, g]
+    alpha = FILL[3] / 255
+    for v in range(64):
+        g = 4 * v + 2
+        out += [round(g * (1 - alpha) + c * alpha) for c in FILL[:3]]
+    out += list(EDGE[:3])
+    return out + [0] * (768 - len(out))
+
+
+def _marked(gray, boxes: list[Box], scale: float):
+    """A greyscale page with `boxes` (scaled) in amber, as a one-byte-a-pixel palette image:
+    a third of an RGB page's bytes to compress (bench/results/highlight.md)."""
+    import numpy as np
+    from PIL import Image
+
+    grey = np.asarray(gray.convert("L"), dtype=np.uint8)
+    out = grey >> 1
+    height, width = grey.shape
+    for x0, top, x1, bottom in boxes:
+        a, b = max(0, int(x0 * scale) - 1), min(width, int(x1 * scale) + 2)
+        c, d = max(0, int(top * scale) - 1), min(height, int(bottom * scale) + 2)
+        if a >= b or c >= d:
+            continue
+        out[c:d, a:b] = 128 + (grey[c:d, a:b] >> 2)
+        out[c, a:b] = out[d - 1, a:b] = 192
+        out[c:d, a] = out[c:d, b - 1] = 192
+    image = Image.fromarray(out, "P")
+    image.putpalette(_palette())
+    return image
+
+
 def page_png(data: bytes, metadata: dict, page: int, boxes: list[Box] = (), *,
              scale: float = RENDER_SCALE) -> bytes:
-    """Page `page` of a PDF (or frame of an image) as a PNG, `boxes` (points, or an image's
-    pixels) marked in translucent amber."""
-    from PIL import Image, ImageDraw
-
+    """Page `page` of a PDF (or frame of an image) as a PNG in greys, `boxes` (points, or an
+    image's pixels) marked in translucent amber. Greys: the page's colours are not what a reader
+    looks for here, and a palette PNG is quick to write."""
     if metadata.get("format") == "pdf":
         doc = open_pdf(data)
         try:
@@ -271,7 +306,7 @@ def page_png(data: bytes, metadata: dict, page: int, boxes: list[Box] = (), *,
                 raise HighlightError(f"the PDF has {len(doc)} pages, not {page}")
             pdf_page = doc[page - 1]
             try:
-                image = pdf_page.render(scale=scale).to_pil().convert("RGBA")
+                image = pdf_page.render(scale=scale, grayscale=True).to_pil()
             finally:
                 pdf_page.close()
         finally:
@@ -287,16 +322,11 @@ def page_png(data: bytes, metadata: dict, page: int, boxes: list[Box] = (), *,
         if frame is None:
             raise HighlightError(f"the image has no page {page}")
         scale = min(1.0, 1600 / max(frame.width, 1))  # a 300 dpi scan drawn ~1600 px wide
-        image = frame.convert("RGBA")
+        image = frame.convert("L")
         if scale < 1.0:
             image = image.resize((round(frame.width * scale), round(frame.height * scale)))
-    overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
-    draw = ImageDraw.Draw(overlay)
-    for x0, top, x1, bottom in boxes:
-        draw.rectangle([x0 * scale - 1, top * scale - 1, x1 * scale + 1, bottom * scale + 1],
-                       fill=FILL, outline=EDGE)
     out = io.BytesIO()
-    Image.alpha_composite(image, overlay).convert("RGB").save(out, "PNG", compress_level=1)
+    _marked(image, list(boxes), scale).save(out, "PNG", compress_level=1)
     return out.getvalue()
 
 

@@ -1,8 +1,9 @@
 """Scanned pages read by Tesseract (Debian's `tesseract-ocr`, `tesseract-ocr-eng`,
 `tesseract-ocr-chi-sim`), through pytesseract: it runs Debian's own `tesseract` program, so the
 OCR is the one the Debian packages install (tesserocr's wheel brings its own libtesseract 5.5
-beside it), and on rendered pages of a real PDF it took the same time a page (3.37 against 3.41 s,
-both with one OpenMP thread; Tesseract's default of every core was 6x slower on 2 busy cores).
+beside it), and in a side-by-side trial on rendered pages of a real PDF both took the same time
+a page, each with one OpenMP thread (Tesseract's default, a thread a core, was several times
+slower on 2 busy cores). Speed and error rates: bench/results/ocr.md.
 
 `ocr_image` gives an `OcrPage`: its text (words joined, a line of Chinese without spaces), where
 each word lies in that text and on the image (kept for highlighting) and the page's mean word

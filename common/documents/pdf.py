@@ -89,6 +89,7 @@ class CharBoxes:
 
     codes: list[int] = field(default_factory=list)
     boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
+    _middles: tuple | None = field(default=None, repr=False)  # numpy x, y of each box's middle
 
     @classmethod
     def of(cls, textpage) -> CharBoxes:
@@ -104,9 +105,14 @@ class CharBoxes:
 
     def inside(self, ln: Line) -> list[int]:
         """Indexes of the characters whose middle lies in `ln`'s box, in text page order."""
-        return [i for i, (x0, y0, x1, y1) in enumerate(self.boxes)
-                if ln.x0 - 1 <= (x0 + x1) / 2 <= ln.x1 + 1 and ln.y0 - 1 <= (y0 + y1) / 2
-                <= ln.y1 + 1]
+        import numpy as np
+
+        if self._middles is None:
+            boxes = np.asarray(self.boxes, dtype=np.float64).reshape(-1, 4)
+            self._middles = ((boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2)
+        x, y = self._middles
+        found = (x >= ln.x0 - 1) & (x <= ln.x1 + 1) & (y >= ln.y0 - 1) & (y <= ln.y1 + 1)
+        return np.flatnonzero(found).tolist()
 
 
 def _aligned(raw_text: str, candidates: list[int], chars: CharBoxes) -> list[int]:

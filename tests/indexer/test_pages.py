@@ -124,7 +124,7 @@ def test_the_page_is_a_png_with_the_passage_drawn(synced):
     plain = Image.open(io.BytesIO(page_png(index, "manuals/guide.pdf", page))).convert("RGB")
     assert marked.size == plain.size and marked.size[0] > 800
     def amber(image) -> int:
-        return sum(1 for r, g, b in image.getdata() if r > 200 and 150 < g < 230 and b < 170)
+        return sum(1 for r, g, b in image.getdata() if r > 200 and 150 < g < 240 and b < 170)
 
     assert amber(marked) > 500 and amber(plain) < amber(marked) / 10
     with pytest.raises(NotFound, match="pages"):
