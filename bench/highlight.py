@@ -57,12 +57,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--chunks", type=int, default=30, help="chunks timed per file")
     p.add_argument("--name", default="highlight")
     args = p.parse_args(argv)
+    import os
+
     from common.documents.highlight import page_boxes
     from common.documents.highlight import page_png as draw
     from indexer import SemanticIndex, sync_folder
     from indexer.pages import page_png
 
-    rows, payload = [], {}
+    rows, payload = [], {"load_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
         folder.mkdir()
