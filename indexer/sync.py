@@ -125,9 +125,9 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     if any(rel == "." for rel, _ in walked.failures):
         raise IndexerError(f"cannot read the folder {root}: {walked.failures[0][1]}; nothing "
                            "changed")
-    whole = {d.id: d for d in index.all_documents()}
+    whole = dict(index.all_metadata())  # id -> metadata: no text is read
     # documents read from files (a row added by hand, with no sha256, is left alone)
-    held = {i: d for i, d in whole.items() if "sha256" in d.metadata and "source" in d.metadata}
+    held = {i: m for i, m in whole.items() if "sha256" in m and "source" in m}
     if not walked.files and held:
         kept = f" matching {', '.join(include)}" if include else ""
         raise IndexerError(f"no document file under {root}{kept}: sync would remove all "
@@ -141,8 +141,7 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     for n, (path, rel) in enumerate(walked.files, start=1):
         on_disk.add(rel)
         old = held.get(rel)
-        if old is not None and file_stamp(path) == (old.metadata.get("bytes"),
-                                                     old.metadata.get("modified")):
+        if old is not None and file_stamp(path) == (old.get("bytes"), old.get("modified")):
             report.unchanged += 1
         else:
             try:
@@ -153,7 +152,7 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
                 report.failed.append((rel, f"could not be read ({type(exc).__name__}: "
                                            f"{str(exc)[:200]})"))
             else:
-                if old is not None and old.metadata.get("sha256") == doc.metadata["sha256"]:
+                if old is not None and old.get("sha256") == doc.metadata["sha256"]:
                     report.unchanged += 1  # touched, same content: nothing to encode
                 else:
                     (report.updated if old is not None else report.added).append(rel)
