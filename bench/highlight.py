@@ -110,7 +110,14 @@ def main(argv: list[str] | None = None) -> None:
              "PNG), goal <= 300 ms; its parts: the boxes alone, the drawing alone. Exact: chunks "
              "whose boxes hold exactly their characters, read back by PDFium.\n\n"
              "| file | pages | chunks | page_png p50 ms | p95 ms | boxes p50 ms | drawing p50 "
-             "ms | exact |\n|---|---:|---:|---:|---:|---:|---:|---|\n" + "\n".join(rows) + "\n")
+             "ms | exact |\n|---|---:|---:|---:|---:|---:|---:|---|\n" + "\n".join(rows)
+             + "\n\nNot exact: where the reader's own text of a line holds a character twice "
+             "or misses one (PDFium's text of a box overlapping the next line's: a comma, a "
+             "bracket), the boxes mark each character that text holds once; the chunk's words "
+             "are all marked.\n")
+    payload["load_after"] = os.getloadavg()[0]
+    table += (f"\nLoad average before / after: {payload['load_before']:.2f} / "
+              f"{payload['load_after']:.2f} on 2 shared cores.\n")
     benchkit.write_results(args.name, payload, table)
     print(table)
 
