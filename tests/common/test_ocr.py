@@ -78,6 +78,25 @@ def test_a_rendered_chinese_page_reads_within_its_error_rate(tmp_path):
     assert doc.metadata["format"] == "image" and doc.metadata[LAYOUT_KEY]["ocr"]["1"] > 50
 
 
+def test_a_chinese_scan_is_found_by_its_words(tmp_path, tiny_encoder):
+    """Chinese read by OCR goes through the Chinese splitter (jieba) like typed Chinese: a
+    query's words find the scan, cited on its page."""
+    from common.debian import ensure_packages
+    from indexer import SemanticIndex, sync_folder
+
+    if ensure_packages(["fonts-noto-cjk"], CJK_FONT.exists):
+        pytest.skip("no CJK font to draw Chinese with")
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    chinese_page(CHINESE).save(folder / "scan.png")
+    (folder / "other.md").write_text("# 天气\n\n今天北方有大风，明天有小雨。\n", encoding="utf-8")
+    sync_folder(folder, tmp_path / "idx", model=tiny_encoder, preset="flat")
+    index = SemanticIndex.open(tmp_path / "idx", encoder=tiny_encoder)
+    top = index.search("自然语言处理的研究人员", k=2, mode="lexical")[0]
+    assert top.doc_id == "scan.png" and top.metadata["page"] == 1
+    assert "自然语言处理" in top.text and top.metadata["ocr_confidence"] > 50
+
+
 def test_a_scanned_pdf_is_searched_and_cited_with_its_pages(guide, tmp_path, tiny_encoder):
     from indexer import ChunkingConfig, SemanticIndex, sync_folder
     from indexer.pages import highlight
