@@ -20,7 +20,7 @@ SERVE_PORT ?= 8000
 WORKERS ?= -n $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) + 1))")
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: app serve test test-fast lint venv default-index clean
+.PHONY: app serve test test-fast lint venv default-index clean ocr
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,12 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt $(VENV)/.runtime-i
 	touch $@
 
 venv: $(VENV)/.runtime-installed
+
+# Tesseract for scanned pages (--ocr): Debian's tesseract-ocr, -eng, -chi-sim, installed where
+# absent (root; the same setup code the OCR tests run: common/documents/ocr.py)
+ocr: $(VENV)/.runtime-installed
+	$(BIN)/python -c "from common.documents.ocr import ensure_tesseract as e; p = e(); \
+		print(p or 'Tesseract is installed'); raise SystemExit(1 if p else 0)"
 
 # Builds each of LANGS's default index only when absent (a no-op otherwise).
 default-index: $(VENV)/.runtime-installed

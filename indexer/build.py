@@ -109,11 +109,18 @@ def build_index(
     if not isinstance(bm25, Bm25Params):
         raise TypeError(f"bm25 must be a Bm25Params, got {type(bm25).__name__}")
     report_progress(BuildProgress("read", 0, 1))
-    report, read_from = _read(corpus, corpus_options)  # before the model: bad input fails fast
+    files = [1]  # what reading counts: 1 (a corpus file), or a folder's files
+
+    def file_read(n: int, total: int) -> None:
+        files[0] = total
+        report_progress(BuildProgress("read", n, total))
+
+    # before the model: bad input fails fast; a folder's files counted as they are read
+    report, read_from = _read(corpus, corpus_options, file_read)
     source = source or read_from
     if not report.documents:
         raise report.unusable(source)
-    report_progress(BuildProgress("read", 1, 1))
+    report_progress(BuildProgress("read", files[0], files[0]))
     stages = {"read_s": time.perf_counter() - clock}
     if not isinstance(model, Encoder):
         report_progress(BuildProgress("load", 0, 0))  # a first use exports the model: minutes
@@ -221,9 +228,9 @@ def _check_engine(engine: str, workers: int, ray_address: str | None) -> int:
     return cluster.bounded_workers(workers, cluster.local_cpus(), "this machine")
 
 
-def _read(corpus, options: CorpusOptions | None) -> tuple[CorpusReport, str]:
+def _read(corpus, options: CorpusOptions | None, progress=None) -> tuple[CorpusReport, str]:
     if isinstance(corpus, (str, Path)):
-        report = read_corpus(corpus, options)
+        report = read_corpus(corpus, options, progress=progress)
         check_corpus_names(report.documents, str(corpus))
         return report, str(corpus)
     if isinstance(corpus, CorpusReport):  # read before (a rebuild: an index's own documents)

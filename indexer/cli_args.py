@@ -7,6 +7,7 @@ import argparse
 import json
 
 from common.argtypes import NON_NEGATIVE, POSITIVE, number
+from common.documents.ocr import OCR_MODES
 from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
 from .stores import STORES
@@ -229,6 +230,9 @@ def file_args(c) -> None:
                    help="leave out files or folders matching (repeatable), e.g. 'drafts/'")
     c.add_argument("--max-file-mb", type=number(above=0), default=100.0,
                    help="a larger file is reported, not read")
+    c.add_argument("--ocr", choices=OCR_MODES, default="auto",
+                   help="read scanned pages by OCR (Tesseract): auto (only PDF pages with no "
+                        "text layer, and images), off (report them), force (every page)")
 
 
 def corpus_options(args):
@@ -240,7 +244,7 @@ def corpus_options(args):
                          title_field=args.title_field or None, metadata_fields=fields,
                          format=args.format, on_error=args.on_error,
                          include=tuple(args.include), exclude=tuple(args.exclude),
-                         max_file_mb=args.max_file_mb)
+                         max_file_mb=args.max_file_mb, ocr=args.ocr)
 
 
 def knobs(items: list[str]) -> dict[str, int]:

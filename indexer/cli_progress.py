@@ -20,7 +20,7 @@ class StageBar:
                       "minutes, with no count to show; later loads take seconds)…",
               "chunk": "chunking {total:,} documents…",
               "save": "saving…"}
-    UNITS = {"chunk": "documents", "encode": "documents", "tokenize": "chunks",
+    UNITS = {"read": "files", "chunk": "documents", "encode": "documents", "tokenize": "chunks",
              "index": "chunks"}
     COUNTED = {"tokenize": "tokenize (BM25)", "index": "index (FAISS)"}  # bars of done/total
     PHASES = {"load": "loading the model (a first use exports it)"}
@@ -55,6 +55,8 @@ class StageBar:
             self.bar.n = p.done
             self.bar.refresh()
         elif self.bar is not None:
+            if p.chunks_total and p.chunks_total != self.bar.total:  # a sync's grows a batch
+                self.bar.total = p.chunks_total                        # at a time
             if p.resumed != self.resumed:  # a shard read back from disk: not this run's speed
                 self.bar.initial += p.chunks - self.bar.n
                 self.resumed = p.resumed

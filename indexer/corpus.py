@@ -22,6 +22,9 @@ class CorpusOptions(shared.CorpusOptions):
     error: ClassVar[type[ValueError]] = CorpusError
 
 
-def read_corpus(path: str | Path, options: shared.CorpusOptions | None = None) -> CorpusReport:
-    """Read every row of `path`; bad rows are skipped and listed (`on_error="fail"`: raise)."""
-    return shared.read_corpus(path, options if options is not None else CorpusOptions())
+def read_corpus(path: str | Path, options: shared.CorpusOptions | None = None, *,
+                progress=None) -> CorpusReport:
+    """Read every row of `path`; bad rows are skipped and listed (`on_error="fail"`: raise).
+    `progress(files read, files)` after each file of a folder of documents."""
+    return shared.read_corpus(path, options if options is not None else CorpusOptions(),
+                              progress=progress)

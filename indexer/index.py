@@ -8,6 +8,7 @@ hold a `SemanticIndex` and never ask which store it is.
     index.search(...) / explain(...) / query_too_long(q)
     index.document(id) / documents(ids) / missing(ids) / doc_ids() / all_documents()
     index.stored(ids) -> StoredBatch   # documents, chunk rows and vectors exactly as stored
+    index.chunk_spans(id)              # [(chunk_id, start, end)]: where each chunk lies
     index.add(docs) / upsert(docs) / delete(ids) / compact() / save() / close()
     index.stats() / counts() / manifest / encoder / backend / knobs / location / store
 
@@ -167,6 +168,12 @@ class SemanticIndex(ABC):
         """The documents `doc_ids` (those present, in the order given) with their chunk rows
         (spans, BM25 tokens) and vectors, exactly as stored: what a migration copies and a
         re-index keeps the chunking of. `vectors=False` leaves the vectors out ((chunks, 0))."""
+
+    @abstractmethod
+    def chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
+        """(chunk_id, start, end) of each chunk of document `doc_id`, in chunk order ([] for an
+        id not in the index): where a hit's `chunk_id` lies in its document's text (the page
+        route highlights it)."""
 
     # -- search --------------------------------------------------------------------------------
     def search(

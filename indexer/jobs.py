@@ -4,12 +4,15 @@ command continues an interrupted build from what it saved, so resuming is runnin
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from common.home import REPO
 from common.jobs import JobSpec
+
+_SUMMARY = re.compile(r"^added \d+, updated \d+, removed \d+, unchanged \d+")
 
 
 def indexer_command(*args: str) -> tuple[str, ...]:
@@ -55,6 +58,24 @@ def failed_files(log: str) -> list[tuple[str, str]]:
         if line.startswith("failed ") and ": " in line:
             file, _, reason = line[len("failed "):].partition(": ")
             out.append((file, reason))
+    return out
+
+
+def sync_summary(log: str) -> str | None:
+    """The summary line a sync printed last ("added 14, updated 0, removed 0, unchanged 0",
+    with "(built INDEX)" on its first run), or None."""
+    found = [ln.strip() for ln in log.splitlines() if _SUMMARY.match(ln.strip())]
+    return found[-1] if found else None
+
+
+def noted_files(log: str) -> list[tuple[str, str]]:
+    """(file, note) of each `note FILE: note` line a sync printed: files read with something
+    left out (a page under the OCR confidence floor, front matter naming reserved fields)."""
+    out = []
+    for line in log.splitlines():
+        if line.startswith("note ") and ": " in line:
+            file, _, note = line[len("note "):].partition(": ")
+            out.append((file, note))
     return out
 
 

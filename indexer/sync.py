@@ -67,6 +67,7 @@ class SyncSettings:
     max_file_mb: float = MAX_FILE_MB
     batch_size: int = 32
     batch_files: int = BATCH_FILES
+    ocr: str = "auto"  # auto, off, force: which PDF pages and whether images are read by OCR
 
 
 def _open(target: str, encoder, backend: str | None):
@@ -83,18 +84,23 @@ def sync_folder(folder: str | Path, target: str | Path, *, model=None,
                 chunking: ChunkingConfig | None = None, include: Sequence[str] = (),
                 exclude: Sequence[str] = (), max_file_mb: float = MAX_FILE_MB,
                 batch_size: int = 32, batch_files: int = BATCH_FILES,
-                progress: Callable[[BuildProgress], None] | None = None) -> SyncReport:
+                progress: Callable[[BuildProgress], None] | None = None,
+                ocr: str = "auto") -> SyncReport:
     """Make the index at `target` (a folder or a `milvus://` address) hold the documents of
     `folder`: build it when absent (with `model`, default minilm, `backend`, `preset`,
     `chunking`), else bring it up to date with the index's own model. `progress` gets
-    `BuildProgress` reports (read: files checked; encode: files written)."""
+    `BuildProgress` reports (read: files checked; encode: chunks embedded, as a build's). `ocr`
+    (auto, off, force): which PDF pages and whether images are read by OCR."""
+    from common.documents.ocr import check_mode
+
+    check_mode(ocr)
     root = check_path(folder, "the folder to sync", "a folder of documents")
     if not root.is_dir():
         raise IndexerError(f"sync needs a folder of documents; {root} is "
                            f"{'a file' if root.exists() else 'not there'}")
     target = str(target)
     settings = SyncSettings(model or "minilm", backend, preset, chunking, include, exclude,
-                            max_file_mb, batch_size, batch_files)
+                            max_file_mb, batch_size, batch_files, ocr)
     named = isinstance(model, (str, Path))
     index = _open(target, None if named else model, None if backend == "auto" else backend)
     if index is None:
@@ -116,11 +122,12 @@ def _create(root: Path, target: str, settings: SyncSettings,
     from .corpus import CorpusOptions
 
     options = CorpusOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
-                            max_file_mb=settings.max_file_mb)
+                            max_file_mb=settings.max_file_mb, ocr=settings.ocr)
+    # the folder's whole path: pages are drawn from its files (indexer.pages)
     index = build_index(str(root), target, model=settings.model, backend=settings.backend,
                         preset=settings.preset, chunking=settings.chunking,
                         corpus_options=options, batch_size=settings.batch_size,
-                        progress=progress)
+                        progress=progress, source=str(root.resolve()))
     try:
         stats = index.stats()
         return SyncReport(added=index.doc_ids(), created=True,
@@ -160,7 +167,7 @@ def _update(index, root: Path, settings: SyncSettings,
             report.unchanged += 1
         else:
             try:
-                doc = read_file(path, rel, settings.max_file_mb)
+                doc = read_file(path, rel, settings.max_file_mb, ocr=settings.ocr)
             except ReadError as exc:
                 report.failed.append((rel, str(exc)))
             except Exception as exc:  # a reader library's own failure on a strange file
@@ -186,31 +193,43 @@ def _update(index, root: Path, settings: SyncSettings,
     if gone:
         index.delete(gone)
         index.save()
+    encoded = [0, 0]  # chunks embedded by the batches before, chunks they had
     for at in range(0, len(changed), settings.batch_files):
-        _write(index, changed[at:at + settings.batch_files], settings.batch_size, report)
+        def chunks(n: int, total: int, at=at) -> None:  # the bar counts chunks, as a build's
+            if progress is not None:
+                progress(BuildProgress("encode", at, len(changed), chunks=encoded[0] + n,
+                                       chunks_total=encoded[1] + total))
+        written = _write(index, changed[at:at + settings.batch_files], settings.batch_size,
+                         report, chunks)
+        encoded[0] += written
+        encoded[1] += written
         index.save()
         if progress is not None:
             done = min(at + settings.batch_files, len(changed))
-            progress(BuildProgress("encode", done, len(changed)))
+            progress(BuildProgress("encode", done, len(changed), chunks=encoded[0],
+                                   chunks_total=encoded[1]))
     if progress is not None:
         progress(BuildProgress("done", len(changed), len(changed)))
     return report
 
 
-def _write(index, docs: list[Document], batch_size: int, report: SyncReport) -> None:
-    """Upsert `docs`; where the index refuses the batch (a write's checks: a text longer than
-    a write takes, a metadata field of another type), each document alone, the refused ones
-    reported as failed files and nothing of them written."""
+def _write(index, docs: list[Document], batch_size: int, report: SyncReport,
+           progress=None) -> int:
+    """Upsert `docs` (`progress(chunks embedded, chunks)`), returning the chunks written; where
+    the index refuses the batch (a write's checks: a text longer than a write takes, a metadata
+    field of another type), each document alone, the refused ones reported as failed files and
+    nothing of them written."""
     try:
-        index.upsert(docs, batch_size=batch_size)
-        return
+        return index.upsert(docs, batch_size=batch_size, progress=progress)
     except ValueError:
         pass
+    written = 0
     for doc in docs:
         try:
-            index.upsert([doc], batch_size=batch_size)
+            written += index.upsert([doc], batch_size=batch_size)
         except ValueError as exc:
             report.failed.append((doc.id, f"not written: {exc}"))
             for done in (report.added, report.updated):
                 if doc.id in done:
                     done.remove(doc.id)
+    return written

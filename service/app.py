@@ -47,6 +47,7 @@ def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None
     from .routes_embeddings import EXPLAIN_PASSAGE_CHARS
     from .routes_embeddings import router as embeddings
     from .routes_ops import router as ops
+    from .routes_pages import router as pages
     from .routes_search import router as search
     from .routes_write import router as write
 
@@ -63,7 +64,7 @@ def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None
     metrics.watch(service)
     app.state.service = service
     install(app)
-    for router in (ops, search, embeddings, write):
+    for router in (ops, search, embeddings, pages, write):
         app.include_router(router)
 
     def openapi() -> dict:

@@ -17,7 +17,8 @@ from .confine import confine_path, data_folder_problem
 from .guard import call_or_stop
 from .uploads import index_name, safe_name
 
-DOCUMENT_TYPES = ("pdf", "html", "htm", "docx", "md", "markdown", "txt")
+DOCUMENT_TYPES = ("pdf", "html", "htm", "docx", "pptx", "epub", "md", "markdown", "txt", "png",
+                  "jpg", "jpeg", "tif", "tiff")
 JOB_NOTE = ("The sync runs as a job in its own process: leaving this page does not stop it. "
             "Its first run builds the index; later runs add new files, re-encode changed ones, "
             "remove deleted ones and leave the rest as they are. In a terminal, "
@@ -48,6 +49,24 @@ def save_documents(files: list[tuple[str, bytes]], folder: Path, limit_mb: int) 
     return names
 
 
+def sync_outcome(log: str) -> None:
+    """What the last sync did, as its command said it: the summary line (files added, updated,
+    removed, unchanged), each file it could not read and why, each file read with a note."""
+    from indexer import jobs
+
+    summary = jobs.sync_summary(log)
+    if summary:
+        st.markdown(f"**Sync:** {summary}")
+    failed = jobs.failed_files(log)
+    if failed:
+        st.warning(f"{len(failed)} files could not be read (the rest is indexed):")
+        st.dataframe([{"file": f, "reason": r} for f, r in failed], hide_index=True)
+    noted = jobs.noted_files(log)
+    if noted:
+        st.info(f"{len(noted)} files were read with something left out:")
+        st.dataframe([{"file": f, "note": n} for f, n in noted], hide_index=True)
+
+
 def offer_documents(config: AppConfig, models: dict[str, str]) -> None:
     """Upload documents or choose a server folder, and sync an index with them as a job."""
     from common.jobs import JobRunner
@@ -56,7 +75,8 @@ def offer_documents(config: AppConfig, models: dict[str, str]) -> None:
     from .jobs import show_job, watch_job
 
     st.subheader("Your documents")
-    st.caption("PDF (text layer), web pages, Word, Markdown and text files: one document a file, "
+    st.caption("PDF, web pages, Word, PowerPoint, EPUB, Markdown and text files, and scans (PNG, "
+               "JPEG, TIFF; PDF pages with no text layer) read by OCR: one document a file, "
                "chunks within one page or section, every hit cited by file, page and section. "
                + JOB_NOTE)
     source = st.radio("Documents", ["Upload files", "A folder on the server"], horizontal=True,
@@ -83,10 +103,7 @@ def offer_documents(config: AppConfig, models: dict[str, str]) -> None:
             return
         if job is not None:
             show_job(runner, job)
-            failed = jobs.failed_files(job.log_tail(10_000, max_bytes=2_000_000))
-            if failed:
-                st.warning(f"{len(failed)} files could not be read (the rest is indexed):")
-                st.dataframe([{"file": f, "reason": r} for f, r in failed], hide_index=True)
+            sync_outcome(job.log_tail(10_000, max_bytes=2_000_000))
     if not st.button("Sync", type="primary", key="docs-go"):
         return
     if out is None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from common.documents import citation
+from common.documents import citation, page_starts
 
 from .explaining import explain_hit
 from .guard import EXPECTED, sentence
@@ -49,9 +49,11 @@ def gone_html(gone, titles: dict[str, str], k: int) -> str:
 
 
 def hit_card(hit, document, *, badge: str = "",
-             why: Callable[[object], None] | None = None, key: str = "") -> None:
+             why: Callable[[object], None] | None = None, key: str = "",
+             where: Callable[[object, object, str], None] | None = None) -> None:
     """One hit in a bordered box; `why(hit)` draws its explanation behind a checkbox keyed
-    `why-{key}{chunk_id}`."""
+    `why-{key}{chunk_id}`; `where(hit, document, key)` draws where it stands (its page or its
+    section, `appkit.pages`)."""
     mark = badge + " " if badge else ""
     with st.container(border=True):
         st.html(f"<div>{mark}<b>{hit.rank}. {html.escape(hit.title or hit.doc_id)}</b> "
@@ -62,7 +64,10 @@ def hit_card(hit, document, *, badge: str = "",
         if from_file:  # a chunk of a user's file: where a reader finds it
             st.html(f"<div class='citation' style='opacity:0.85'>📄 "
                     f"{html.escape(citation(hit.metadata))}</div>")
-        st.html(highlighted_html(*excerpt(document.text, hit.start, hit.end)))
+        st.html(highlighted_html(*excerpt(document.text, hit.start, hit.end,
+                                          page_starts=page_starts(document.metadata))))
+        if from_file and where is not None:
+            where(hit, document, key)
         shown = {k: v for k, v in hit.metadata.items() if not (from_file and k in CITED)}
         if shown:
             st.html("<div style='opacity:0.75'>" + " · ".join(

@@ -29,12 +29,23 @@ def highlighted_html(text: str, span: tuple[int, int] | None = None) -> str:
     )
 
 
-def excerpt(text: str, start: int, end: int, context: int = 160) -> tuple[str, tuple[int, int]]:
+def excerpt(text: str, start: int, end: int, context: int = 160,
+            page_starts: list[tuple[int, int]] = ()) -> tuple[str, tuple[int, int]]:
     """The span `text[start:end]` with up to `context` characters either side, and the span's
-    offsets within that excerpt; cut ends are marked with "…"."""
+    offsets within that excerpt; cut ends are marked with "…", and where a page of the
+    document ends inside the excerpt (`page_starts`: (offset, page) where each page begins),
+    a line "— p. 6 —" says so, so that text of the next page is never read as the cited one's."""
     start, end = max(0, start), min(len(text), end)
     a, b = max(0, start - context), min(len(text), end + context)
     head = "…" if a > 0 else ""
     tail = "…" if b < len(text) else ""
-    snippet = head + text[a:b] + tail
-    return snippet, (len(head) + start - a, len(head) + end - a)
+    pieces, at, shift = [head], a, len(head)
+    for offset, page in page_starts:
+        if a < offset < b:
+            marker = f"\n— p. {page} —\n"
+            pieces += [text[at:offset], marker]
+            if offset <= start:
+                shift += len(marker)
+            at = offset
+    pieces += [text[at:b], tail]
+    return "".join(pieces), (shift + start - a, shift + end - a)

@@ -1,5 +1,7 @@
 """Search: a query against an index (dense, lexical or hybrid), hits with their text as text,
-and for each hit "Why this match": its words' shares of the cosine (integrated Jacobians).
+each hit of a user's file where it stands (its page drawn with the passage marked, or its
+section with the passage marked in place), and for each hit "Why this match": its words'
+shares of the cosine (integrated Jacobians).
 "Compare with" runs the query on a second index beside the first, rank by rank, each result
 marked with its rank movement (new, up, down, same; gone below)."""
 
@@ -14,6 +16,7 @@ from appkit.guard import call_or_stop
 from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
 from appkit.limits import within_limit
 from appkit.model_picker import NONE
+from appkit.pages import where_it_stands
 from appkit.resources import get_index
 from appkit.startup import load_libraries
 from appkit.sticky import sticky_selectbox
@@ -119,9 +122,15 @@ if not hits:
     st.stop()
 
 why = why_this_match(index, index_key, query, steps)
+
+
+def where(hit, document, key: str) -> None:
+    where_it_stands(index, index_key, hit, document, key)
+
+
 if comparison is None:
     for hit in hits:
-        hit_card(hit, run.documents[hit.doc_id], why=why)
+        hit_card(hit, run.documents[hit.doc_id], why=why, where=where)
     st.stop()
 
 if comparison.difference:

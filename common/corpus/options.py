@@ -35,6 +35,7 @@ class CorpusOptions:
     include: tuple[str, ...] = ()  # () every supported file; else only files matching one
     exclude: tuple[str, ...] = ()
     max_file_mb: float = 100.0  # a larger file is reported, not read
+    ocr: str = "auto"  # PDF pages with no text layer and images read by OCR; off | force
 
     def __post_init__(self) -> None:
         for name in ("id_field", "title_field", "format"):
@@ -64,6 +65,11 @@ class CorpusOptions:
         size = self.max_file_mb
         if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
             raise TypeError(f"CorpusOptions.max_file_mb must be a positive number, got {size!r}")
+        from ..documents.ocr import OCR_MODES
+
+        if self.ocr not in OCR_MODES:
+            raise self.error(f"Invalid ocr {self.ocr!r}. Valid: {', '.join(OCR_MODES)} (auto: "
+                             "only pages with no text layer)")
         if self.on_error not in ON_ERROR:
             raise self.error(f"Invalid on_error {self.on_error!r}. Valid: {', '.join(ON_ERROR)}")
         if self.format is not None and self.format not in FORMATS:

@@ -19,8 +19,10 @@ from .report import CorpusReport
 from .rows import ROWS, detect_format, format_hint
 
 
-def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> CorpusReport:
-    """Read every row of `path`; bad rows are skipped and listed (`on_error="fail"`: raise)."""
+def read_corpus(path: str | Path, options: CorpusOptions | None = None, *,
+                progress=None) -> CorpusReport:
+    """Read every row of `path`; bad rows are skipped and listed (`on_error="fail"`: raise).
+    `progress(files read, files)`: after each file of a folder of documents."""
     opts = options if options is not None else CorpusOptions()
     if not isinstance(opts, CorpusOptions):
         raise TypeError(f"options must be a CorpusOptions, got {type(opts).__name__}")
@@ -32,7 +34,7 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
         raise opts.error(f"Invalid corpus format {fmt!r}. Valid: {', '.join(FORMATS)}")
     report = CorpusReport(documents=[], error=opts.error)
     if fmt == "folder":
-        return _read_folder(path, opts, report)
+        return _read_folder(path, opts, report, progress)
     by_id: dict[str, Document] = {}
     seen: set[str] = set()  # every field name some row has
     scalars: set[str] = set()  # ... with a value metadata can hold
@@ -54,18 +56,20 @@ def read_corpus(path: str | Path, options: CorpusOptions | None = None) -> Corpu
     return report
 
 
-def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport) -> CorpusReport:
+def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport,
+                 progress=None) -> CorpusReport:
     """A folder of documents (or one document file): one `Document` a file (id: its path
     relative to the folder), each file that gives none reported as a skipped row (line 0)."""
     from ..documents import ReadError, read_file, read_folder
 
     if path.is_dir():
         docs, failures = read_folder(path, opts.include, opts.exclude,
-                                     max_file_mb=opts.max_file_mb)
+                                     max_file_mb=opts.max_file_mb, ocr=opts.ocr,
+                                     progress=progress)
     else:
         docs, failures = [], []
         try:
-            docs.append(read_file(path, path.name, opts.max_file_mb))
+            docs.append(read_file(path, path.name, opts.max_file_mb, ocr=opts.ocr))
         except ReadError as exc:
             failures.append((path.name, str(exc)))
     report.rows = len(docs) + len(failures)
@@ -74,7 +78,8 @@ def _read_folder(path: Path, opts: CorpusOptions, report: CorpusReport) -> Corpu
     if not report.rows:
         kept = f" matching {', '.join(opts.include)}" if opts.include else ""
         raise opts.error(f"no documents under {path}{kept}: a folder of documents holds .pdf, "
-                         ".html, .docx, .md or .txt files")
+                         ".html, .docx, .pptx, .epub, .md, .txt or image (.png, .jpg, .tiff) "
+                         "files")
     if not opts.title_field:  # no titles asked for (a file name is no title)
         docs = [dataclasses.replace(d, title="") for d in docs]  # still the file's document
     kinds: dict[str, str] = {}  # metadata field -> its kind (front matter: one type a field)

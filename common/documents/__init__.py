@@ -1,4 +1,5 @@
-"""Document readers: a user's own files — PDF (text layer), web pages, Word, Markdown, text —
+"""Document readers: a user's own files — PDF (its text layer, or OCR), web pages, Word,
+PowerPoint, EPUB, Markdown, text, images of text (OCR) —
 read into `Document`s whose text keeps its pages and sections, so that chunks stay within one
 and every hit can cite `source`, `page` and `section`. One module a format behind one
 interface (`bytes -> Parsed`: `READERS`); `read_file` adds what every file gets (id = path
@@ -23,7 +24,9 @@ from .layout import (
     chunk_metadata,
     citation,
     join_segments,
+    page_starts,
     place_at,
+    section_span,
     segment_spans,
 )
 from .read import DOCUMENT_EXTENSIONS, MAX_FILE_MB, READERS, file_stamp, modified_text, read_file
@@ -46,25 +49,27 @@ __all__ = [
     "join_segments",
     "matches",
     "modified_text",
+    "page_starts",
     "place_at",
     "read_file",
     "read_folder",
+    "section_span",
     "segment_spans",
 ]
 
 
 def read_folder(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = (), *,
                 max_file_mb: float = MAX_FILE_MB,
-                progress: Callable[[int, int], None] | None = None
+                progress: Callable[[int, int], None] | None = None, ocr: str = "auto"
                 ) -> tuple[list[FileDocument], list[tuple[str, str]]]:
     """(documents, [(relative path, reason)]) of every file under `root` the globs keep;
-    `progress(files done, files)` after each file."""
+    `progress(files done, files)` after each file; `ocr`: see `read_file`."""
     walked = folder_files(root, include, exclude)
     docs: list[FileDocument] = []
     failures = list(walked.failures)
     for n, (path, rel) in enumerate(walked.files, start=1):
         try:
-            docs.append(read_file(path, rel, max_file_mb))
+            docs.append(read_file(path, rel, max_file_mb, ocr=ocr))
         except ReadError as exc:
             failures.append((rel, str(exc)))
         except Exception as exc:  # a reader library's own failure on a strange file

@@ -5,7 +5,12 @@ with the document. From it: the spans no chunk may cross (`segment_spans`) and a
 `chunk_metadata` — the one function both stores call.
 
     metadata["_layout"] = {"spans": [[start, end, page or None, section no or None], ...],
-                           "sections": ["Annual report 2023", "Annual report 2023 > Methods"]}
+                           "sections": ["Annual report 2023", "Annual report 2023 > Methods"],
+                           "ocr": {"3": 91.5}, "drop": ["page # of ##"]}
+
+`ocr` (a page read by OCR: its mean word confidence, given to its chunks as `ocr_confidence`)
+and `drop` (a PDF's running lines, which highlighting a page leaves out as reading did) are
+there only where the reader gave them.
 """
 
 from __future__ import annotations
@@ -54,6 +59,10 @@ def _layout(metadata: dict[str, Any] | None) -> dict | None:
     if not isinstance(spans, list) or not isinstance(sections, list) \
             or not all(isinstance(s, str) for s in sections):
         return None
+    ocr = layout.get("ocr", {})
+    if not isinstance(ocr, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in ocr.values()):
+        return None
     return layout if all(_span(s, len(sections)) for s in spans) else None
 
 
@@ -69,6 +78,11 @@ def _span(span: Any, sections: int) -> bool:
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def layout_of(metadata: dict[str, Any] | None) -> dict | None:
+    """The document's layout, checked (None: none, or not one `join_segments` makes)."""
+    return _layout(metadata)
 
 
 def segment_spans(metadata: dict[str, Any] | None) -> list[tuple[int, int]] | None:
@@ -93,6 +107,9 @@ def place_at(metadata: dict[str, Any] | None, offset: int) -> dict[str, Any]:
                 out["page"] = page
             if section is not None:
                 out["section"] = layout["sections"][section]
+            confidence = layout.get("ocr", {}).get(str(page)) if page is not None else None
+            if confidence is not None:
+                out["ocr_confidence"] = float(confidence)
             return out
     return {}
 
@@ -119,3 +136,36 @@ def citation(metadata: dict[str, Any] | None, fallback: str = "") -> str:
     if metadata.get("section"):
         parts.append(f"§ {metadata['section']}")
     return ", ".join(p for p in parts if p)
+
+
+def page_starts(metadata: dict[str, Any] | None) -> list[tuple[int, int]]:
+    """(offset, page) where each page after the first begins in the document's text: where
+    an excerpt crossing it marks the page's end."""
+    layout = _layout(metadata)
+    if layout is None:
+        return []
+    out, last = [], None
+    for start, _, page, _ in layout["spans"]:
+        if page is not None and last is not None and page != last:
+            out.append((start, page))
+        last = page if page is not None else last
+    return out
+
+
+def section_span(metadata: dict[str, Any] | None, offset: int) -> tuple[int, int, str] | None:
+    """(start, end, heading path) of the whole section holding character `offset` (its
+    segments side by side), or None where the document has no sections there."""
+    layout = _layout(metadata)
+    if layout is None:
+        return None
+    spans = layout["spans"]
+    at = next((i for i, (s, e, _, _) in enumerate(spans) if s <= offset < e), None)
+    if at is None or spans[at][3] is None:
+        return None
+    number = spans[at][3]
+    first = last = at
+    while first > 0 and spans[first - 1][3] == number:
+        first -= 1
+    while last + 1 < len(spans) and spans[last + 1][3] == number:
+        last += 1
+    return spans[first][0], spans[last][1], layout["sections"][number]

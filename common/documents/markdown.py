@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 
 from .records import Parsed, ReadError, Segment
-from .sections import SectionPath, merged
+from .sections import SectionPath, clean_heading, merged, without_empty_tail
 from .text import decoded
 
 FORMAT = "markdown"
@@ -54,6 +54,7 @@ def read_markdown(data: bytes) -> Parsed:
     at = 0
     for start, end, level, heading in headings:
         segments.append(Segment("\n".join(lines[at:start]), section=path.text))
+        heading = clean_heading(heading)
         path.enter(level, heading)
         segments.append(Segment(heading, section=path.text))
         at = end
@@ -61,4 +62,4 @@ def read_markdown(data: bytes) -> Parsed:
     title = str(fields.pop("title", "") or "")
     if not title:
         title = next((h for _, _, level, h in headings if level == 1), "")
-    return Parsed(FORMAT, merged(segments), title, fields)
+    return Parsed(FORMAT, without_empty_tail(merged(segments)), title, fields)

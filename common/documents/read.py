@@ -15,26 +15,42 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..metadata import RESERVED_NOTE, is_reserved
+from .ebook import read_epub
 from .layout import LAYOUT_KEY, join_segments
 from .markdown import read_markdown
+from .ocr import check_mode
+from .ocr_cache import keep_ocr
+from .ocr_pages import read_image
 from .pdf import read_pdf
 from .records import FileDocument, Parsed, ReadError
+from .slides import read_pptx
 from .text import read_text
 from .web import read_html
 from .word import read_docx
 
-READERS: dict[str, Callable[[bytes], Parsed]] = {
+READERS: dict[str, Callable[..., Parsed]] = {
     ".pdf": read_pdf, ".html": read_html, ".htm": read_html, ".docx": read_docx,
-    ".md": read_markdown, ".markdown": read_markdown, ".txt": read_text}
+    ".pptx": read_pptx, ".epub": read_epub, ".md": read_markdown, ".markdown": read_markdown,
+    ".txt": read_text,
+    ".png": read_image, ".jpg": read_image, ".jpeg": read_image, ".tif": read_image,
+    ".tiff": read_image}
+OCR_READERS = frozenset({read_pdf, read_image})  # those that take `ocr=`
 DOCUMENT_EXTENSIONS = tuple(READERS)
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 MAX_FILE_MB = 100  # a larger file is reported, not read (CorpusOptions.max_file_mb)
 
 # what a file's first bytes say it is, for a file whose extension says otherwise
-_MAGIC = ((b"%PDF-", "a PDF", ".pdf"), (b"PK\x03\x04", "a zip archive (a .docx?)", ".docx"),
-          (b"\x89PNG", "a PNG image", ""), (b"\xff\xd8\xff", "a JPEG image", ""),
-          (b"GIF8", "a GIF image", ""), (b"\x1f\x8b", "a gzip archive", ""),
-          (b"\xd0\xcf\x11\xe0", "an old Office file (.doc/.xls: save it as .docx)", ""))
+_TIFF = (".tif", ".tiff")
+_MAGIC = ((b"%PDF-", "a PDF", (".pdf",)),
+          (b"PK\x03\x04", "a zip archive (a .docx, .pptx or .epub?)",
+           (".docx", ".pptx", ".epub")),
+          (b"\x89PNG", "a PNG image", (".png",)),
+          (b"\xff\xd8\xff", "a JPEG image", (".jpg", ".jpeg")),
+          (b"II*\x00", "a TIFF image", _TIFF), (b"MM\x00*", "a TIFF image", _TIFF),
+          (b"GIF8", "a GIF image (save it as PNG to read it by OCR)", ()),
+          (b"\x1f\x8b", "a gzip archive", ()),
+          (b"\xd0\xcf\x11\xe0", "an old Office file (.doc/.xls/.ppt: save it as .docx or "
+                              ".pptx)", ()))
 
 
 def modified_text(mtime_ns: int) -> str:
@@ -47,9 +63,9 @@ def modified_text(mtime_ns: int) -> str:
 def _sniffed(data: bytes, suffix: str) -> None:
     """A `ReadError` when the first bytes say another kind of file than the extension."""
     head = data[:1024].lstrip()
-    for magic, what, extension in _MAGIC:
-        if head.startswith(magic) and extension != suffix:
-            fix = f": rename it {extension}" if extension else ""
+    for magic, what, extensions in _MAGIC:
+        if head.startswith(magic) and suffix not in extensions:
+            fix = f": rename it {extensions[0]}" if len(extensions) == 1 else ""
             raise ReadError(f"named {suffix} but it is {what}{fix}")
 
 
@@ -70,8 +86,11 @@ def declared(metadata: dict) -> tuple[dict, str | None]:
                   "them")
 
 
-def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> FileDocument:
-    """The document of file `path` (id `rel`); `ReadError` naming why there is none."""
+def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB, *,
+              ocr: str = "auto") -> FileDocument:
+    """The document of file `path` (id `rel`); `ReadError` naming why there is none. `ocr`
+    (`ocr.OCR_MODES`): which PDF pages are read by OCR, and whether images are read at all."""
+    check_mode(ocr)
     suffix = path.suffix.lower()
     reader = READERS.get(suffix)
     if reader is None:
@@ -98,16 +117,20 @@ def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> FileDoc
     if not data.strip():
         raise ReadError("empty file (0 bytes)" if not data else "holds only whitespace")
     _sniffed(data, suffix)
-    parsed = reader(data)
+    parsed = reader(data, ocr=ocr) if reader in OCR_READERS else reader(data)
     text, layout = join_segments(parsed.segments)
     if not text.strip():
         raise ReadError("no text in it")
     kept, note = declared(parsed.metadata)
+    sha256 = hashlib.sha256(data).hexdigest()
     metadata = {**kept, "source": rel, "format": parsed.format,
                 "modified": modified_text(before.st_mtime_ns), "bytes": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(), LAYOUT_KEY: layout}
+                "sha256": sha256, LAYOUT_KEY: {**parsed.layout, **layout}}
+    if parsed.ocr:
+        keep_ocr(sha256, parsed.ocr)
     title = parsed.title.strip() or Path(rel).stem
-    return FileDocument(rel, text, title, metadata, notes=(note,) if note else ())
+    notes = ((note,) if note else ()) + parsed.notes
+    return FileDocument(rel, text, title, metadata, notes=notes)
 
 
 def file_stamp(path: Path) -> tuple[int, str] | None:

@@ -28,12 +28,18 @@ class Segment:
 @dataclass(frozen=True)
 class Parsed:
     """A file read: `segments` in reading order, `title` ("" when the file names none),
-    `metadata` the file declares (Markdown front matter, a PDF's page count)."""
+    `metadata` the file declares (Markdown front matter, a PDF's page count), `layout`: what
+    the document's layout keeps beside its spans (a PDF's dropped running lines, each OCR'd
+    page's confidence), `ocr`: the pages read by OCR ({page: OcrPage}, their word boxes kept for
+    highlighting), `notes`: what was left out, one line each."""
 
     format: str
     segments: list[Segment]
     title: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    layout: dict[str, Any] = field(default_factory=dict)
+    ocr: dict[int, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

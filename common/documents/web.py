@@ -10,7 +10,7 @@ import html
 import re
 
 from .records import Parsed, ReadError, Segment
-from .sections import SectionPath, merged
+from .sections import SectionPath, clean_heading, merged, without_anchors, without_empty_tail
 
 FORMAT = "html"
 _DECLARED = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -79,12 +79,13 @@ def read_html(data: bytes, *, favor_precision: bool = True) -> Parsed:
     segments: list[Segment] = []
     path = SectionPath()
     for element in (main if main is not None else []):
-        text = _text(element)
+        text = without_anchors(_text(element))  # Sphinx's "¶" after headings and captions
         if element.tag == "head":
             level = int((element.get("rend") or "h2").lstrip("h") or 2)
+            text = clean_heading(text)
             path.enter(level, text)
         segments.append(Segment(text, section=path.text))
-    segments = merged(segments)
+    segments = without_empty_tail(merged(segments))  # an orphan "Footnotes" ends no chunk
     if not segments:
         raise ReadError("no main text found (an HTML page with no body, or only navigation?)")
     return Parsed(FORMAT, segments, title)

@@ -12,7 +12,7 @@ import re
 import zipfile
 
 from .records import Parsed, ReadError, Segment
-from .sections import SectionPath, merged
+from .sections import SectionPath, clean_heading, merged, without_empty_tail
 
 FORMAT = "docx"
 _HEADING = re.compile(r"^(?:heading (\d)|title)$", re.I)
@@ -72,10 +72,11 @@ def read_docx(data: bytes) -> Parsed:
         name = names.get(block._p.style or "", "")
         level = _level(name)
         if level is not None and text:
+            text = clean_heading(text)
             path.enter(level, text)
             first_heading = first_heading or text
         elif text and _is_list(block, name):
             text = "- " + text
         segments.append(Segment(text, section=path.text))
     title = (document.core_properties.title or "").strip() or first_heading
-    return Parsed(FORMAT, merged(segments), title)
+    return Parsed(FORMAT, without_empty_tail(merged(segments)), title)

@@ -19,7 +19,7 @@ from ..documents import Document
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
 from ..stored import StoredBatch
-from ..validation import check_doc_ids, check_positive_int
+from ..validation import check_doc_id, check_doc_ids, check_positive_int
 from . import db, store
 from .changes import WorkingCopy
 from .columns import Columns
@@ -115,6 +115,10 @@ class FolderIndex(FolderWrites, SemanticIndex):
                           ).astype(np.float32) if rows and vectors else \
             np.empty((len(rows), dim), np.float32)
         return StoredBatch([docs[d] for d in ids], [tuple(r[1:]) for r in rows], found)
+
+    def chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
+        rows = db.chunks_of(self.conn, [check_doc_id(doc_id, "doc_id")])
+        return [(int(r[0]), int(r[3]), int(r[4])) for r in sorted(rows, key=lambda r: r[2])]
 
     def _searcher(self) -> Searcher:
         if self._search is None:

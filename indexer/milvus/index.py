@@ -27,7 +27,7 @@ from ..index import SemanticIndex
 from ..index_encoder import check_open_args
 from ..manifest import now
 from ..stored import StoredBatch
-from ..validation import check_doc_ids, check_field_kinds
+from ..validation import check_doc_id, check_doc_ids, check_field_kinds
 from .address import MilvusAddress, parse_address
 from .connect import connect, write_lock
 from .manifest import read_manifest, with_metadata, write_manifest
@@ -99,6 +99,12 @@ class MilvusIndex(SemanticIndex):
 
     def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         return self._rows.stored(check_doc_ids(doc_ids), vectors=vectors)
+
+    def chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
+        rows = self._rows.scan(ids_expr([check_doc_id(doc_id, "doc_id")]),
+                               ["chunk_id", "chunk_no", "char_start", "char_end"])
+        return [(int(r["chunk_id"]), int(r["char_start"]), int(r["char_end"]))
+                for r in sorted(rows, key=lambda r: r["chunk_no"])]
 
     def _searcher(self) -> MilvusSearcher:
         if self._search is None:

@@ -4,18 +4,16 @@ port, and `streamlit run` on it until the test ends."""
 from __future__ import annotations
 
 import os
-import shutil
+import shutil  # noqa: F401  (the install test patches shutil.which through here)
 import socket
 import subprocess
 import sys
-import tempfile
+import tempfile  # noqa: F401  (the install test patches tempfile.gettempdir here)
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from common import FileLock
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -26,32 +24,12 @@ APT_PACKAGES = ["chromium", "fonts-noto-cjk"]  # the fonts: Chinese glyphs are b
 
 
 def ensure_chromium() -> str | None:
-    """Install Debian's Chromium where it is absent; return why not where that cannot work.
-    One test process installs at a time (a machine-wide lock): the others wait for it and then
-    find Chromium there. Two apt-gets at once fail on apt's own lock, and the browser files of
-    the loser were skipped."""
-    if CHROMIUM.exists():
-        return None
-    if not shutil.which("apt-get"):
-        return "no /usr/bin/chromium and no apt-get to install it"
-    if os.geteuid() != 0:
-        return "no /usr/bin/chromium, and installing it needs root (apt-get install chromium)"
-    with FileLock(Path(tempfile.gettempdir()) / "bertscope-tests-apt.lock"):
-        return None if CHROMIUM.exists() else _apt_install()
+    """Install Debian's Chromium where it is absent (`common.debian`: root only, one installer
+    on the machine at a time, so test processes that find it absent together install it once);
+    return why not where that cannot work."""
+    from common.debian import ensure_packages
 
-
-def _apt_install() -> str | None:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    # without Chromium's recommends (printing, samba, upower...): 19 packages set up instead
-    # of 107, which headless tests never use (from apt's cache: 6.0 s against 10.8 s)
-    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *APT_PACKAGES]
-    for cmd in (["apt-get", "update", "-qq"], install):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            return f"`{' '.join(cmd)}` failed: {done.stderr.strip()[-300:]}"
-    if not CHROMIUM.exists():
-        return "apt-get installed chromium but /usr/bin/chromium is absent"
-    return None
+    return ensure_packages(APT_PACKAGES, lambda: CHROMIUM.exists())
 
 
 def free_port() -> int:

@@ -26,6 +26,7 @@ def all_cases() -> list:
         cases_library,
         cases_messages,
         cases_mlm_cli,
+        cases_pages,
         cases_service,
         cases_training_cli,
         cases_trust,
@@ -40,7 +41,8 @@ def all_cases() -> list:
              *cases_messages.FIT, *cases_messages.APP, *cases_writes.service_cases(),
              *cases_messages.JOBS,
              *cases_trust.library_cases(minilm), *cases_trust.cli_cases(minilm),  # issue 52
-             *cases_trust.service_cases(), *cases_trust.BERTSCOPE_APP]
+             *cases_trust.service_cases(), *cases_trust.BERTSCOPE_APP,
+             *cases_pages.CASES]  # issue 51
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],
