@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
+
+# bounds of the settings a server runs by (the CLI's flags say the same): a batch that waits
+# forever (inf) would stop the batcher, a connection timeout of a nanosecond closes connections
+# before their first byte arrives
+MAX_WAIT_MS = 1000.0
+MIN_TIMEOUT_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -34,3 +41,27 @@ class ServiceConfig:
     max_concurrent_requests: int | None = 256
     idle_timeout_s: float = 5.0  # a connection that sends nothing (new or between requests)
     request_timeout_s: float = 30.0  # headers and body whole, from the request's first byte
+
+    def __post_init__(self) -> None:
+        problem = settings_problem(self)
+        if problem:
+            raise ValueError(f"ServiceConfig: {problem}")
+
+
+def settings_problem(config: ServiceConfig) -> str | None:
+    """What in `config` no server can run by, named by its field, or None."""
+    def finite(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value)
+
+    if not (finite(config.max_wait_ms) and 0 <= config.max_wait_ms <= MAX_WAIT_MS):
+        return (f"max_wait_ms must be a number of milliseconds from 0 to {MAX_WAIT_MS:g}, got "
+                f"{config.max_wait_ms!r}")
+    for name in ("idle_timeout_s", "request_timeout_s"):
+        value = getattr(config, name)
+        if not (finite(value) and value >= MIN_TIMEOUT_S):
+            return (f"{name} must be a finite number of seconds >= {MIN_TIMEOUT_S:g} (shorter "
+                    f"closes connections before their request arrives), got {value!r}")
+    if not (isinstance(config.max_batch_texts, int) and config.max_batch_texts >= 1):
+        return f"max_batch_texts must be an integer >= 1, got {config.max_batch_texts!r}"
+    return None
