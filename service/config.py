@@ -18,6 +18,9 @@ class Limits:
     """Refused beyond these, with a JSON error naming the limit (413 for size, 422 otherwise)."""
 
     max_body_bytes: int = 8 * 1024 * 1024  # 413: any request body
+    # 413: object members and array elements in one JSON body, counted before it is parsed
+    # (1,000 documents of 20 metadata fields hold about 25,000)
+    max_json_items: int = 50_000
     max_inputs: int = 256  # 413: texts in one /v1/embeddings call, queries in one search
     max_documents: int = 1000  # 413: documents (or ids) in one write
     max_k: int = 1000  # 422: hits asked for

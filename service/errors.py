@@ -67,6 +67,8 @@ def _validation_message(exc: RequestValidationError) -> str:
         message = err.get("msg", "invalid")
         if err.get("type") in ("unfit_body", "token_ids", "nested_list"):  # ours: say it whole
             return message
+        if err.get("type") == "unknown_fields":
+            return f"{where}: {message}" if where else message
         parts.append(f"{where}: {message}" if where else f"body: {message}")
     return "invalid request: " + "; ".join(parts)
 
