@@ -7,6 +7,7 @@ import argparse
 import json
 
 from common.argtypes import NON_NEGATIVE, POSITIVE, number
+from common.cli_parser import Parser
 from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
 DESCRIPTION = ("The batch CLI: build | sync | rebuild | search | info | add | delete | compact | "
@@ -48,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
     from .index import MODES
     from .presets import PRESETS
 
-    p = argparse.ArgumentParser(prog="python -m indexer", description=DESCRIPTION)
+    p = Parser(prog="python -m indexer", description=DESCRIPTION)
     sub = p.add_subparsers(dest="command", required=True)
 
     def corpus_args(c):

@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 
 from common.argtypes import host, number
+from common.cli_parser import Parser
 
 from .config import MAX_WAIT_MS, MIN_TIMEOUT_S, ServiceConfig
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m service", description=__doc__.split(":")[1])
+    p = Parser(prog="python -m service", description=__doc__.split(":")[1])
     p.add_argument("--host", type=host, default="127.0.0.1", help="address to listen on (default "
                    "127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000)

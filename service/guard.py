@@ -1,9 +1,9 @@
 """`Guard`: the pure ASGI middleware around every request. It refuses work past
 `max_concurrent_requests` (a JSON 429 with Retry-After; health, readiness, metrics and the docs
 always answer), answers 413 past `max_body_bytes` (declared or streamed) and past
-`max_json_items` (counted on the bytes of a JSON body before anything parses it), turns an exception no
-handler took into a JSON 500 (nothing re-raised to print a traceback), counts each request in the
-metrics by route template, and writes one access line."""
+`max_json_items` (counted on the bytes of a JSON body before anything parses it), turns an
+exception no handler took into a JSON 500 (nothing re-raised to print a traceback), counts each
+request in the metrics by route template, and writes one access line."""
 
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -222,9 +221,8 @@ def _app(*argv: str) -> Callable[..., Outcome]:
         from bertscope import cli as bertscope
 
         seen: list[list[str]] = []
-        real = bertscope.subprocess.run
-        bertscope.subprocess.run = lambda cmd, **kw: seen.append(cmd) or \
-            subprocess.CompletedProcess(cmd, 0)
+        real = bertscope._run_child
+        bertscope._run_child = lambda cmd, env: seen.append(cmd) or 0
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err):
@@ -232,7 +230,7 @@ def _app(*argv: str) -> Callable[..., Outcome]:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         finally:
-            bertscope.subprocess.run = real
+            bertscope._run_child = real
         if code:
             lines = [x for x in err.getvalue().splitlines() if "error:" in x] or [""]
             return Outcome(f"exit {code}", lines[-1], refused=True, code=code,
