@@ -66,6 +66,7 @@ from .errors import (
     EncoderMismatchError,
     IndexerError,
     QueryError,
+    UnavailableError,
 )
 from .folder import FolderIndex
 from .fusion import FUSIONS, fuse, rrf
@@ -112,6 +113,7 @@ __all__ = [
     "SkippedRow",
     "StoredBatch",
     "SyncReport",
+    "UnavailableError",
     "build_index",
     "chunk_documents",
     "default_index",

@@ -261,8 +261,6 @@ def cmd_migrate(args) -> int:
 
     from .migrate import migrate
 
-    # milvus-lite keeps no MVCC timestamps: pymilvus warns on every page of a scan
-    logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
     bars: list[tqdm] = []  # opened at the first report: a refused address prints no bar
 
     def progress(done: int, total: int) -> None:

@@ -11,7 +11,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from indexer import ConcurrentWriteError, CorruptIndexError, DiskFullError, EncoderMismatchError
+from indexer import (
+    ConcurrentWriteError,
+    CorruptIndexError,
+    DiskFullError,
+    EncoderMismatchError,
+    UnavailableError,
+)
 
 log = logging.getLogger("bertscope.service")
 
@@ -47,7 +53,7 @@ def status_of(exc: BaseException) -> int:
         return 507
     if isinstance(exc, ConcurrentWriteError):
         return 409
-    if isinstance(exc, (CorruptIndexError, EncoderMismatchError)):
+    if isinstance(exc, (CorruptIndexError, EncoderMismatchError, UnavailableError)):
         return 503  # the index on disk cannot serve: the operator's fix, not the client's
     if isinstance(exc, KeyError):
         return 404

@@ -110,6 +110,15 @@ def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> FileDoc
     return FileDocument(rel, text, title, metadata, notes=(note,) if note else ())
 
 
+def is_file_document(doc_id: str, metadata: dict) -> bool:
+    """Whether an index's document is one `read_file` made from file `doc_id` (what `sync` may
+    update or remove): its `source` is its id and it carries its content's sha256. No corpus
+    row or write may set these names (`common.metadata`); a row of an index built before that
+    rule that carries its own `source` (a crawler's URL) and `sha256` is not one."""
+    return metadata.get("source") == doc_id and isinstance(metadata.get("sha256"), str) \
+        and isinstance(metadata.get("modified"), str)
+
+
 def file_stamp(path: Path) -> tuple[int, str] | None:
     """(size, modified) of `path` as `read_file` records them; None when it cannot be statted."""
     try:

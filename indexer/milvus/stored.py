@@ -6,6 +6,7 @@ read by `doc_id in [...]` of escaped ids instead."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -67,6 +68,10 @@ class StoredRows:
 
     def scan(self, expr: str, fields: list[str]) -> Iterator[dict]:
         """The chunk rows meeting `expr`, paged by chunk id (an integer: safe to page by)."""
+        # milvus-lite keeps no MVCC timestamps: pymilvus's iterator warns so on every scan, on
+        # the user's terminal (a sync printed it). Set here, each time: importing pymilvus
+        # resets its loggers' levels, so a level set at import of this module did not hold
+        logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
         it = self.client.query_iterator(self.chunks, batch_size=1000, filter=expr,
                                         output_fields=fields)
         try:

@@ -15,7 +15,8 @@ def test_public_api_is_pinned():
         "Document",
         "EncoderMismatchError", "FolderIndex", "FoundIndex", "Hit", "IndexLocation",
         "IndexStats", "IndexerError", "MigrationReport", "MilvusIndex", "Movement",
-        "QueryError", "SemanticIndex", "SkippedRow", "StoredBatch", "SyncReport", "build_index",
+        "QueryError", "SemanticIndex", "SkippedRow", "StoredBatch", "SyncReport",
+        "UnavailableError", "build_index",
         "chunk_documents", "default_index", "find_indexes", "fuse", "locate", "migrate",
         "open_index", "rank_movements", "read_corpus", "rebuild_index", "rrf", "sync_folder",
     ])
