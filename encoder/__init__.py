@@ -27,6 +27,7 @@ _PUBLIC = {
     "masking": ("BertMasker", "MaskDraw", "draw_mask"),
     "registry": ("BUNDLED", "BundledModel", "bundled_names"),
     "sense_contexts": ("SENSE_CONTEXTS", "SenseContexts"),
+    "sense_compare": ("SenseComparison", "compare_senses"),
     "senses": ("SenseSeparation", "measure_senses", "sense_separation", "split_labelled"),
     "tokens": ("Token", "Tokenized", "tokenize"),
     "trajectory": ("WordTrajectory", "anisotropy", "pca_2d"),

@@ -25,7 +25,7 @@ class BackendSpec:
     int8: bool
     graph: str | None
     typical_export_s: int | None  # minilm on 2 cores: bench/results/encode-fused.md, encode.md,
-    # export-int8.md (openvino-int8: 16.6 s to build, plus the fidelity check)
+    # export-int8.md (openvino-int8: the build plus the fidelity check)
 
 
 # The one table of backends: every other list of names or files is read from it.
@@ -85,12 +85,11 @@ def auto_order(flags: frozenset[str] | None = None) -> tuple[str, ...]:
     """The backends `auto` tries, fastest first; it exports only the first it needs, falls to the
     next when an export fails the gate or cannot load, and ends at torch.
 
-    On VNNI / AMX CPUs int8 goes first: published (sentence-transformers' benchmark)
-    openvino-int8 4.8x, onnx-int8 2.3x. Measured on this AMD EPYC with AVX2 only
-    (bench/results/encode-fused.md, ratio to sentence-transformers torch fp32 on STS-B
-    sentences): onnx-int8 1.99x (minilm) / 2.01x (e5), but its min cosine to torch (0.9863 /
-    0.9867) fails the gate for both bundled models, so trying it first would only cost each a
-    wasted export; fused fp32 onnx (1.13x / 1.43x, one query 2.7-2.8x faster) goes first.
+    On VNNI / AMX CPUs int8 goes first (sentence-transformers' published benchmark puts
+    openvino-int8, then onnx-int8, well ahead of torch). On AVX2 only, onnx-int8 is the fastest,
+    but its min cosine to torch fails the gate for both bundled models, so trying it first would
+    only cost each a wasted export; fused fp32 onnx goes first (bench/results/encode-fused.md:
+    each backend's speed beside sentence-transformers torch fp32, and its cosine to it).
     """
     flags = cpu_flags() if flags is None else flags
     if flags & INT8_FLAGS:

@@ -143,9 +143,9 @@ def convert_openvino(source: Path, target: Path, calibration: list[dict] | None 
         import nncf
 
         # MIXED (symmetric weights, asymmetric activations; the default preset missed the gate
-        # for minilm, min cosine 0.9899) with NNCF's fast bias correction: min cosine 0.9954
-        # (minilm) and 0.9986 (e5) against 0.9938 and 0.9982 with the full correction, which
-        # took e5's export from 36 s to 246 s (bench/results/export-int8.md)
+        # for minilm) with NNCF's fast bias correction: it kept as much fidelity as the full
+        # correction, which made e5's export several times slower
+        # (bench/results/export-int8.md)
         graph = nncf.quantize(graph, nncf.Dataset(calibration), subset_size=len(calibration),
                               model_type=nncf.ModelType.TRANSFORMER,
                               preset=nncf.QuantizationPreset.MIXED,

@@ -155,12 +155,11 @@ def onnx_runner(graph: Path, threads: int | None):
 
 # OpenVINO's CPU plugin keeps the primitives it compiled for each input shape (batch x tokens)
 # in a cache of 5,000 entries (primitives, not shapes), and every new shape adds some: unpadded,
-# that cache is where a served encoder's memory grew. Measured on minilm openvino-int8 in one
-# process, 300 encode calls of 1-64 random texts of 3-60 words in sorted sub-batches of 8: RSS
-# 512 -> 1,330 MiB and still growing unpadded; a smaller cache (100 entries: flat, 0.92 GB)
-# compiled again on most calls and cost the service 0.6-0.9x its requests/s. Padding every batch
-# to a shape bucket (shapes.py) bounds the shapes instead: 510 -> 650 MiB, flattening, at less
-# CPU (29.3 s against 32.0: fewer compilations). BERTSCOPE_OPENVINO_SHAPE_CACHE still sets the
+# that cache is where a served encoder's memory grew, and kept growing. A smaller cache stayed
+# flat but compiled again on most calls and cost the service requests/s
+# (bench/results/serve-side-by-side-cache100.md). Padding every batch to a shape bucket
+# (shapes.py) bounds the shapes instead: memory flattens, at less CPU (fewer compilations;
+# bench/results/serve_memory.md, docs/API.md). BERTSCOPE_OPENVINO_SHAPE_CACHE still sets the
 # cache's size; BERTSCOPE_OPENVINO_SHAPE_BUCKETS=0 turns the padding off (bench/serve_memory.py
 # compares them).
 SHAPE_CACHE = os.environ.get("BERTSCOPE_OPENVINO_SHAPE_CACHE")

@@ -78,6 +78,15 @@ class SenseSeparation:
                 f"{acc:.0%} of the {n} contexts ({counts}) have a nearest neighbour of their own "
                 f"sense, against {self.chance:.0%} by chance, and {shuffled}.")
 
+    def misplaced_note(self, model: str = "This model") -> str | None:
+        """Which contexts' nearest neighbour at the best layer has another sense, as a
+        sentence; None when none has, or when there were too few contexts to tell."""
+        if not self.misplaced or self.p_value is None:
+            return None
+        return (f"{model}, layer {self.best_layer}: the nearest neighbour of "
+                + ", ".join(f"#{i + 1} ({self.labels[i]})" for i in self.misplaced)
+                + " has another sense.")
+
 
 def chance_accuracy(labels: Sequence[str]) -> float:
     """Expected leave-one-out 1-NN accuracy with the labels shuffled: a context's neighbour is

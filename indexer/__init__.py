@@ -16,6 +16,9 @@ Public surface (see indexer/README.md for the whole guide):
     migrate(src, dst) -> MigrationReport  # a copy as stored between any two places, verified
     rank_movements(before_ids, after_ids) -> [Movement(doc_id, kind, rank, before)]
         # kind: new | up | down | same | gone: one query's results on two indexes
+    compare(first, second, query, *, k=10, mode="dense", fusion=..., filter=None) -> Comparison
+        # both searches timed, their documents, rank movements, a note when they hold different
+        # documents; search_run(index, query, ...) -> SearchRun is one side alone
     SemanticIndex: the one index contract (indexer/index.py), two stores side by side:
         FolderIndex (indexer.folder: FAISS + SQLite + BM25 in a folder) and MilvusIndex
         (indexer.milvus: milvus-lite in a .db file, or a server); callers never ask which.
@@ -54,6 +57,7 @@ from common.lexical import Bm25Params
 
 from .build import BuildProgress, build_index
 from .chunking import Chunk, ChunkingConfig, chunk_documents
+from .comparison import Comparison, SearchRun, compare, search_run
 from .corpus import CorpusOptions, CorpusReport, read_corpus
 from .default import default_index
 from .disk_full import DiskFullError
@@ -91,6 +95,7 @@ __all__ = [
     "BuildProgress",
     "Chunk",
     "ChunkingConfig",
+    "Comparison",
     "ConcurrentWriteError",
     "CorpusError",
     "CorpusOptions",
@@ -109,6 +114,7 @@ __all__ = [
     "MilvusIndex",
     "Movement",
     "QueryError",
+    "SearchRun",
     "SemanticIndex",
     "SkippedRow",
     "StoredBatch",
@@ -116,6 +122,7 @@ __all__ = [
     "UnavailableError",
     "build_index",
     "chunk_documents",
+    "compare",
     "default_index",
     "find_indexes",
     "fuse",
@@ -126,5 +133,6 @@ __all__ = [
     "read_corpus",
     "rebuild_index",
     "rrf",
+    "search_run",
     "sync_folder",
 ]

@@ -52,8 +52,9 @@ class DiskIVFPQ:
         self.d = ivf.d
         self._rows = rows if rows is not None else np.empty((0, ivf.d), np.float32)
         self.delta: faiss.IndexIVFPQ | None = None  # vectors added since read, in RAM
-        self._extra_ids = np.empty(0, np.int64)  # their ids (ascending) and vectors
-        self._extra = np.empty((0, ivf.d), np.float32)
+        # their (ids ascending, vectors), a piece per add, joined into one when read: a build
+        # adding 1M vectors in batches re-copied every earlier batch at each one
+        self._pieces: list[tuple[np.ndarray, np.ndarray]] = []
 
     @classmethod
     def create(cls, factory: str, dim: int) -> DiskIVFPQ:
@@ -82,15 +83,32 @@ class DiskIVFPQ:
         """Add vectors under chunk ids larger than every id the mapped rows hold."""
         x = np.ascontiguousarray(x, dtype=np.float32)
         ids = np.asarray(ids, dtype=np.int64)
-        if len(ids) and (ids.min() < len(self._rows) or
-                         len(self._extra_ids) and ids.min() <= self._extra_ids[-1]):
+        last = self._pieces[-1][0] if self._pieces else ()
+        if len(ids) and (ids.min() < len(self._rows) or len(last) and ids.min() <= last[-1]):
             raise ValueError("ivfpq-disk takes new chunk ids only, in ascending order")
         if self.delta is None:
             self.delta = self._empty_like()
         self.delta.add_with_ids(x, ids)
         order = np.argsort(ids, kind="stable")
-        self._extra_ids = np.concatenate([self._extra_ids, ids[order]])
-        self._extra = np.vstack([self._extra, x[order]])
+        if len(ids):
+            self._pieces.append((ids[order], x[order]))
+
+    def _extras(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids ascending, vectors) of what was added since the files were read."""
+        if not self._pieces:
+            return np.empty(0, np.int64), np.empty((0, self.d), np.float32)
+        if len(self._pieces) > 1:
+            self._pieces = [(np.concatenate([p[0] for p in self._pieces]),
+                             np.concatenate([p[1] for p in self._pieces]))]
+        return self._pieces[0]
+
+    @property
+    def _extra_ids(self) -> np.ndarray:
+        return self._extras()[0]
+
+    @property
+    def _extra(self) -> np.ndarray:
+        return self._extras()[1]
 
     def emptied(self) -> DiskIVFPQ:
         """A new index with this one's training and no vectors (nor rows)."""
@@ -174,7 +192,7 @@ class DiskIVFPQ:
                 rows[self._extra_ids] = self._extra
         fresh = DiskIVFPQ.read(folder)
         self.ivf, self._rows, self.delta = fresh.ivf, fresh._rows, None
-        self._extra_ids, self._extra = fresh._extra_ids, fresh._extra
+        self._pieces = []
 
     @classmethod
     def merge(cls, trained: Path, shards: list[Path], rows: list[np.ndarray], folder: Path,

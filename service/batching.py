@@ -166,8 +166,8 @@ class BatchedEncoder(Encoder):
 
     def _encode_now(self, texts: list[str], *, prompt: str | None, normalize: bool):
         # the encoder sorts a call's texts by length and runs them SUB_BATCH at a time, so
-        # each model call pads little: padded to its longest, a 32-query batch of SciFact
-        # queries ran 1.89x their tokens (CPU time follows tokens); sorted 8s ran fewer
+        # each model call pads little: a batch padded to its longest runs far more tokens than
+        # its texts hold, and CPU time follows tokens (the measurement: docs/API.md)
         return self.base.encode(texts, prompt=prompt, normalize=normalize,
                                 batch_size=SUB_BATCH)
 

@@ -33,8 +33,9 @@ class Limits:
 class ServiceConfig:
     index_root: Path = Path("indexes")
     api_key: str | None = None  # None: the document endpoints are off
-    batching: bool = False  # dynamic batching of concurrent encodings (`--batching`): ~2x
-    # requests/s at 32 clients on int8, a millisecond more for a lone request (docs/API.md)
+    batching: bool = False  # dynamic batching of concurrent encodings (`--batching`): more
+    # requests/s under many clients, a little more time for a lone request (docs/API.md,
+    # bench/results/serve-default.md)
     max_batch_texts: int = 64
     max_wait_ms: float = 2.0
     faiss_threads: int = 1  # FAISS's OpenMP threads for a batch of > 8 queries (fewer: one)

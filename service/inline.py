@@ -2,14 +2,14 @@
 request under way and work of its kind has stayed short, else on the thread pool as FastAPI runs
 a `def` route.
 
-Why: a `def` route's hop to a pool thread and back is time a lone client waits; with more of its
-searches kept on the loop, one client's search p50 went from 1.24x in-process to 1.22x
+Why: a `def` route's hop to a pool thread and back is time a lone client waits; keeping more of
+its searches on the loop brought one client's search p50 closer to in-process
 (bench/results/serve_one_client-budget50.md). Why it is safe: the loop is blocked only while no
 other request is under way (those arriving meanwhile wait at most one short request), only for
 work that is light (few, short texts; nothing to open or load first, which the route checks) and
-only while the last run of its kind (route and index or model) took under `budget_s` (50 ms); a
-run over it sends its kind back to threads. Health, readiness and metrics are not counted as
-requests under way, so they may wait one such request."""
+only while the last run of its kind (route and index or model) took under `budget_s`
+(`BUDGET_S`); a run over it sends its kind back to threads. Health, readiness and metrics are not
+counted as requests under way, so they may wait one such request."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ from starlette.concurrency import run_in_threadpool
 
 T = TypeVar("T")
 
-# the longest a light request may hold the loop: a lone search took 3.3 ms p50 in-process on a
-# VNNI Xeon (int8, bench/results/serve-one-client-quiet.md) and 13-17 ms on an AVX2-only EPYC
-# (fp32 ONNX, bench/results/serve_one_client*.md), where a 20 ms budget sent the searches that
-# the host's drift pushed over it back to threads; at 50 ms one client's search went from 1.24x
-# in-process to 1.22x (bench/results/serve_one_client-budget50.md)
+# the longest a light request may hold the loop: above a lone search's time in-process on a VNNI
+# Xeon (int8, bench/results/serve-one-client-quiet.md) and on an AVX2-only EPYC (fp32 ONNX,
+# bench/results/serve_one_client*.md), with room for the host's drift, which pushed searches
+# over the earlier, shorter budget back to threads (the two side by side:
+# bench/results/serve_one_client-budget50.md)
 BUDGET_S = 0.05
 MAX_TEXTS = 8  # texts a light request encodes (one sub-batch of the encoder)
 MAX_CHARS = 2000  # and their characters together (~500 tokens)

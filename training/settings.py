@@ -72,6 +72,27 @@ class Rule:
                or (self.maximum is not None and value > self.maximum))
         return f"must be {self.text}, got {_got(value)}" if bad else None
 
+    def parse(self, text: str) -> Any:
+        """A value typed as text (a form's field) -> the value, by this rule's kind and checked
+        by it; `ValueError` says what is wrong (`'two' is not a number`, `must be > 0, got
+        0.0`). Empty text is None where the setting may be unset."""
+        text = text.strip()
+        if not text and self.nullable:
+            return None
+        value: Any = text
+        if self.kind in (int, float):
+            try:
+                value = self.kind(text)
+            except ValueError:
+                kind = "a whole number" if self.kind is int else "a number"
+                raise ValueError(f"{text!r} is not {kind}") from None
+        elif self.kind is bool:
+            raise ValueError("a true-or-false setting is a checkbox, not text")
+        problem = self.problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
     def _of_kind(self, value: Any) -> bool:
         if self.kind is str:
             return isinstance(value, (str, os.PathLike))

@@ -1,6 +1,7 @@
 """Explanations of a hit, cached per (index, query, hit, method, steps): reruns of the page reuse
-them. Occlusion (0.1-1.1 s once the torch model is loaded: bench/results/explain-timing.md) comes
-first; the exact method runs on request, with progress (`progress.ProgressBar`)."""
+them. Occlusion (about a second or less once the torch model is loaded:
+bench/results/explain-timing.md) comes first; the exact method runs on request, with progress
+(`progress.ProgressBar`)."""
 
 from __future__ import annotations
 

@@ -12,10 +12,10 @@ T = TypeVar("T")
 EXPECTED = (TypeError, ValueError, LookupError, OSError, RuntimeError)
 
 
-def sentence(exc: BaseException) -> str:
-    """The exception's message as a sentence; a message that starts with a file name or path
-    ("up.jsonl is empty") keeps it as it is."""
-    text = str(exc).strip() or type(exc).__name__
+def sentence(exc: BaseException | str) -> str:
+    """The exception's message (or a library's message as text) as a sentence; a message that
+    starts with a file name or path ("up.jsonl is empty") keeps it as it is."""
+    text = (exc if isinstance(exc, str) else str(exc)).strip() or type(exc).__name__
     first = text.split()[0]
     return text[0].upper() + text[1:] if first.isalpha() else text
 

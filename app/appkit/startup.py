@@ -17,8 +17,8 @@ def prefer_passive_openmp_waits() -> None:
     """The app serves one query at a time: FAISS's OpenMP threads should sleep after a search,
     not spin on the cores ONNX Runtime encodes the next query on. libgomp reads this when it
     loads, so it is set before the first heavy import, and never over the user's own value.
-    Measured (bench/results/search_latency-{spin,passive}.md, 1M HNSW, onnx): index.search p50
-    13.1 -> 11.4 ms, its encode 14.0 -> 8.8 ms, FAISS 3.4 -> 0.8 ms; torch unchanged."""
+    Measured side by side (bench/results/search_latency-{spin,passive}.md, 1M HNSW): passive
+    waits made onnx's search, its encode and FAISS faster, and left torch unchanged."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 

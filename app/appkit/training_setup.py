@@ -137,30 +137,20 @@ def choose_source(config: AppConfig) -> Source:
     return Source(Path(path).stem, data=data)
 
 
-def checked_field(where, name: str, default: Any, rule, *, key: str, help_: str,
-                  nullable: bool = False) -> tuple[Any, str | None]:
-    """A number typed as text and checked by its setting's rule; a refusal is said right under
-    the field (nothing is replaced behind the user's back). (value, the refusal or None)."""
+def checked_field(where, name: str, default: Any, rule, *, key: str,
+                  help_: str) -> tuple[Any, str | None]:
+    """A number typed as text and read by its setting's rule (`training.settings.Rule.parse`);
+    a refusal is said right under the field (nothing is replaced behind the user's back).
+    (value, the refusal or None)."""
     shown = "" if default is None else str(default)
     text = where.text_input(name, value=shown, key=key, help=help_,
-                            placeholder="not set" if nullable else None).strip()
-    if not text and nullable:
-        return None, None
+                            placeholder="not set" if rule.nullable else None)
     try:
-        value: Any = float(text)
-        if rule.kind is int and value.is_integer() and "." not in text and "e" not in text.lower():
-            value = int(value)
-        elif rule.kind is int:
-            raise ValueError
-    except ValueError:
-        kind = "a whole number" if rule.kind is int else "a number"
-        problem = f"{name}: {text!r} is not {kind}"
-    else:
-        problem = rule.problem(value)
-        problem = f"{name}: {problem}" if problem else None
-    if problem:
-        where.error(problem)
-    return value if problem is None else None, problem
+        return rule.parse(text), None
+    except ValueError as exc:
+        problem = f"{name}: {exc}"
+    where.error(problem)
+    return None, problem
 
 
 def settings_form(defaults: dict[str, Any], *, key: str) -> tuple[dict[str, Any], list[str]]:
@@ -186,7 +176,7 @@ def settings_form(defaults: dict[str, Any], *, key: str) -> tuple[dict[str, Any]
                                         if default else ""))
         else:
             values[field], problem = checked_field(where, name, default, s.rule, key=wkey,
-                                                   help_=help_, nullable=s.rule.nullable)
+                                                   help_=help_)
             if problem:
                 problems.append(problem)
     return values, problems

@@ -1,16 +1,12 @@
-"""Uploaded corpus files: size limit, safe file name, stored in a fresh temporary folder that
-is removed once the build has read it."""
+"""Uploaded corpus files: size limit, safe file name, kept for the build job that reads them in
+its own process (`$BERTSCOPE_HOME/uploads/<index name>/`), and removed once that build has
+ended (`forget_upload`); a stopped build keeps its upload, to resume from."""
 
 from __future__ import annotations
 
 import re
 import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-PREFIX = "bertscope-upload-"
 
 UPLOAD_TYPES = ("jsonl", "ndjson", "json", "csv", "tsv", "parquet", "txt", "md")
 
@@ -28,8 +24,16 @@ def safe_name(name: str) -> str:
         else cleaned
 
 
-def save_upload(name: str, data: bytes, limit_mb: int) -> Path:
-    """Write `data` as `name` in a new temporary folder; refuse files above `limit_mb`.
+def upload_folder(index: str) -> Path:
+    """Where the corpus uploaded to build index `index` is kept until its build ends."""
+    from common import bertscope_home
+
+    return bertscope_home("uploads") / index
+
+
+def save_upload(name: str, data: bytes, limit_mb: int, folder: Path) -> Path:
+    """Write `data` as `name` in `folder`, replacing what an earlier upload left there; refuse
+    files above `limit_mb`, empty ones and types no reader takes (nothing written then).
 
     Returns what to hand the indexer: the file, or for .txt/.md its folder (a folder of text
     files is how the indexer reads plain text, one document per file).
@@ -42,23 +46,16 @@ def save_upload(name: str, data: bytes, limit_mb: int) -> Path:
     ext = Path(name).suffix.lower().lstrip(".")
     if ext not in UPLOAD_TYPES:
         raise ValueError(f"{name}: unsupported file type; use one of {', '.join(UPLOAD_TYPES)}.")
-    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
     path = folder / safe_name(name)
     path.write_bytes(data)
     return folder if ext in ("txt", "md") else path
 
 
-@contextmanager
-def removed_after(corpus: Path | None) -> Iterator[None]:
-    """Remove `corpus`'s temporary upload folder when the block ends, however it ends (`None`
-    or a path that is not an upload: nothing to remove)."""
-    try:
-        yield
-    finally:
-        if corpus is not None:
-            folder = corpus if corpus.name.startswith(PREFIX) else corpus.parent
-            if folder.name.startswith(PREFIX) and folder.parent == Path(tempfile.gettempdir()):
-                shutil.rmtree(folder, ignore_errors=True)
+def forget_upload(index: str) -> None:
+    """Remove the corpus uploaded for index `index` (nothing there: nothing to do)."""
+    shutil.rmtree(upload_folder(index), ignore_errors=True)
 
 
 def index_name(text: str) -> str:

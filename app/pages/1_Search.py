@@ -3,7 +3,6 @@ and for each hit "Why this match": its words' shares of the cosine (integrated J
 "Compare with" runs the query on a second index beside the first, rank by rank, each result
 marked with its rank movement (new, up, down, same; gone below)."""
 
-import time
 from itertools import zip_longest
 
 import streamlit as st
@@ -23,9 +22,8 @@ st.set_page_config(page_title="Search · BERTScope", layout="wide")
 st.title("Search")
 load_libraries()
 from encoder.reading import read_text, unreadable_note  # noqa: E402
-from indexer import rank_movements  # noqa: E402  (after the title: see appkit/startup.py)
+from indexer import compare, search_run  # noqa: E402  (after the title: see appkit/startup.py)
 from indexer.fusion import DEFAULT_FUSION, FUSIONS, score_scale  # noqa: E402
-from indexer.movement import KINDS, corpus_difference  # noqa: E402
 
 QUERY_MAX_CHARS = 2000
 config = AppConfig.from_env()
@@ -99,58 +97,52 @@ if mode != "lexical":
     if unreadable:
         st.warning(unreadable)
         offer_a_reader(config, query, name)
-started = time.perf_counter()
-with st.spinner("Searching…"):
-    hits = call_or_stop(index.search, query, k=k, mode=mode, fusion=fusion, filter=where)
-elapsed = time.perf_counter() - started
+options = {"k": k, "mode": mode, "fusion": fusion, "filter": where}
+if other is None:
+    with st.spinner("Searching…"):
+        run = call_or_stop(search_run, index, query, **options)
+    comparison = None
+else:  # the same query on the other index too, its results marked against this one's
+    other_index = get_index(indexes[other])
+    other_key = f"{indexes[other]}@{index_stamp(indexes[other])}"
+    with st.spinner(f"Searching {name} and {other}…"):
+        comparison = call_or_stop(compare, index, other_index, query, **options,
+                                  what=f"Cannot compare {name} with {other}")
+    run = comparison.first
+hits = run.hits
 shown = f"hybrid ({fusion})" if mode == "hybrid" else mode
-st.caption(f"{len(hits)} results in {elapsed * 1000:.0f} ms · {shown} · k = {k}"
+st.caption(f"{len(hits)} results in {run.seconds * 1000:.0f} ms · {shown} · k = {k}"
            + (f" · only where {describe_filter(where)}" if where else ""))
 st.caption(score_scale(mode, fusion))
 if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()
 
-documents = call_or_stop(index.documents, [hit.doc_id for hit in hits],
-                         what="Cannot open the documents")
 why = why_this_match(index, index_key, query, steps)
-if other is None:
+if comparison is None:
     for hit in hits:
-        hit_card(hit, documents[hit.doc_id], why=why)
+        hit_card(hit, run.documents[hit.doc_id], why=why)
     st.stop()
 
-# Two indexes: the same query on the other one, its results marked against this one's.
-other_index = get_index(indexes[other])
-other_key = f"{indexes[other]}@{index_stamp(indexes[other])}"
-started = time.perf_counter()
-with st.spinner(f"Searching {other}…"):
-    other_hits = call_or_stop(other_index.search, query, k=k, mode=mode, fusion=fusion,
-                              filter=where, what=f"Cannot search {other}")
-other_elapsed = time.perf_counter() - started
-other_stats = other_index.stats()
-different = corpus_difference(stats, other_stats)
-if different:
-    st.warning(different)
-other_documents = call_or_stop(other_index.documents, [hit.doc_id for hit in other_hits],
-                               what=f"Cannot open the documents of {other}")
-moves = rank_movements([h.doc_id for h in hits], [h.doc_id for h in other_hits])
-counts = {kind: sum(m.kind == kind for m in moves) for kind in KINDS}
-st.caption(f"{other} against {name}: " + " · ".join(f"{n} {kind}" for kind, n in counts.items())
-           + f" · {name} {elapsed * 1000:.0f} ms, {other} {other_elapsed * 1000:.0f} ms")
+if comparison.difference:
+    st.warning(comparison.difference)
+theirs_run, moves = comparison.second, comparison.moves
+st.caption(f"{other} against {name}: "
+           + " · ".join(f"{n} {kind}" for kind, n in comparison.counts.items())
+           + f" · {name} {run.seconds * 1000:.0f} ms, {other} {theirs_run.seconds * 1000:.0f} ms")
 # One row per rank, so rank i of each list starts at the same height whatever the cards hold.
 left, right = st.columns(2)
-left.subheader(f"{name} · {stats.model}")
-right.subheader(f"{other} · {other_stats.model}")
+left.subheader(f"{name} · {comparison.first_stats.model}")
+right.subheader(f"{other} · {comparison.second_stats.model}")
 other_why = why_this_match(other_index, other_key, query, steps)
-for mine, theirs, move in zip_longest(hits, other_hits, moves[:len(other_hits)]):
+for mine, theirs, move in zip_longest(hits, theirs_run.hits, moves[:len(theirs_run.hits)]):
     left, right = st.columns(2)  # moves: the other's hits in order, then the gone ones
     if mine is not None:
         with left:
-            hit_card(mine, documents[mine.doc_id], why=why, key="a-")
+            hit_card(mine, run.documents[mine.doc_id], why=why, key="a-")
     if theirs is not None:
         with right:
-            hit_card(theirs, other_documents[theirs.doc_id], badge=movement_badge(move),
+            hit_card(theirs, theirs_run.documents[theirs.doc_id], badge=movement_badge(move),
                      why=other_why, key="b-")
-gone = [m for m in moves if m.kind == "gone"]
-if gone:
-    st.columns(2)[1].html(gone_html(gone, {h.doc_id: h.title for h in hits}, k))
+if comparison.gone:
+    st.columns(2)[1].html(gone_html(comparison.gone, comparison.titles, k))

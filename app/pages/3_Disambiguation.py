@@ -20,7 +20,7 @@ from charts.trajectory import cut, pca_figure, similarity_by_layer
 st.set_page_config(page_title="Disambiguation · BERTScope", layout="wide")
 st.title("One word, several senses")
 load_libraries()
-from encoder import pca_2d, sense_separation, split_labelled  # noqa: E402  (see appkit/startup)
+from encoder import compare_senses, pca_2d, split_labelled  # noqa: E402  (see appkit/startup)
 from indexer.usages import word_usages  # noqa: E402
 
 st.caption("The seed's example: 苹果 in 苹果好吃 vs 苹果发布会 starts as one vector; does it split "
@@ -64,20 +64,19 @@ if other_key:
     get_encoder(other_key, inspect_only=True)
     models[other_key] = call_or_stop(word_trajectory, other_key, contexts, word.strip(),
                                      what=f"Second model {model_label(other_key)}")
+compared = call_or_stop(compare_senses, models, senses)
 named = len(models) > 1
 if senses is None:
     figure = None
-    for i, (key, t) in enumerate(models.items()):
+    for i, (key, t) in enumerate(compared.trajectories.items()):
         figure = similarity_by_layer(t.cosine, t.baseline, t.contexts, t.word, fig=figure,
                                      model=model_label(key) if named else None, second=i > 0)
     st.plotly_chart(figure, key="similarity")
     st.info("Write each context as `sense | text` (e.g. `fruit | I ate an apple.`) to measure how "
             "well each layer separates the senses.")
 else:
-    measured = {key: call_or_stop(sense_separation, t.vectors, senses)
-                for key, t in models.items()}
     cos_fig = sep_fig = None
-    for i, (key, m) in enumerate(measured.items()):
+    for i, (key, m) in enumerate(compared.measured.items()):
         who = model_label(key) if named else None
         cos_fig = sense_cosine_figure(m.within, m.between, models[key].baseline, traj.word,
                                       model=who, fig=cos_fig, second=i > 0)
@@ -85,21 +84,19 @@ else:
                                     best_layer=m.best_layer, model=who, fig=sep_fig,
                                     second=i > 0)
     st.plotly_chart(sep_fig, key="separation")
-    for key, m in measured.items():
+    for key, m in compared.measured.items():
         st.caption(m.summary(model_label(key)), help="Each layer's mean over these contexts is "
                    "removed first (the direction all contextual vectors share), so chance is "
                    "what shuffled labels give, not zero. The verdict: label shuffles as accurate "
                    "at their own best layer in under 5 % of tries.")
-        if m.misplaced and m.verdict != "too few contexts":
-            st.caption(f"{model_label(key)}, layer {m.best_layer}: the nearest neighbour of "
-                       + ", ".join(f"#{i + 1} ({senses[i]})" for i in m.misplaced)
-                       + " has another sense.")
+        if note := m.misplaced_note(model_label(key)):
+            st.caption(note)
     st.plotly_chart(cos_fig, key="similarity")
 st.caption("Raw cosines: only the distance above the dashed baseline means anything, since "
            "contextual vectors share a common direction and even unrelated tokens score well "
            "above zero.")
 
-best = measured[model_key].best_layer if senses is not None else traj.layers - 1
+best = compared.map_layer
 layer = st.slider("Layer for the 2-D map", 0, traj.layers - 1, best, key=f"dis-layer-{best}",
                   help="Opens on the layer that separates the senses best (the verdict's).")
 fits = ["this layer", "all layers"] if senses is not None else ["all layers", "this layer"]

@@ -1,5 +1,5 @@
 """Index: statistics of an index; sync one with uploaded documents or a server folder (a job);
-build a new one from a server-side path or an uploaded corpus file."""
+build a new one from a server-side path or an uploaded corpus file (a job too)."""
 
 import pandas as pd
 import streamlit as st
@@ -10,16 +10,17 @@ from appkit.default_zh import offer_chinese_index
 from appkit.discovery import default_position, find_indexes, label
 from appkit.documents import offer_documents
 from appkit.guard import call_or_stop
+from appkit.index_build import JOB_NOTE, latest_build, show_build
 from appkit.model_picker import model_options
-from appkit.progress import ProgressBar
-from appkit.resources import loading_message, open_index
+from appkit.resources import open_index
 from appkit.startup import load_libraries
-from appkit.uploads import UPLOAD_TYPES, index_name, removed_after, save_upload
+from appkit.uploads import UPLOAD_TYPES, index_name, save_upload, upload_folder
 
 st.set_page_config(page_title="Index · BERTScope", layout="wide")
 st.title("Indexes")
 load_libraries()
-from indexer import PRESETS, build_index  # noqa: E402  (after the title: see appkit/startup.py)
+from common.jobs import JobRunner  # noqa: E402  (after the title: see appkit/startup.py)
+from indexer import PRESETS, jobs  # noqa: E402
 
 config = AppConfig.from_env()
 
@@ -59,6 +60,7 @@ offer_documents(config, model_options(config))  # upload files or sync a folder,
 
 st.divider()
 st.subheader("Build a new index")
+st.caption(JOB_NOTE)
 source = st.radio("Corpus", ["A file on the server", "Upload a file"], horizontal=True,
                   key="build-source")
 if source == "A file on the server":
@@ -80,38 +82,32 @@ model_label = st.selectbox("Model", list(options), key="build-model")
 preset = st.selectbox("FAISS preset", ["auto", *(p for p in PRESETS if p != "auto")],
                       key="build-preset", help="See indexer/README.md; auto picks by size.")
 
+runner = JobRunner()
+try:  # the named index's last build, if any (a bad name is said when Build is pressed)
+    named = config.index_root / index_name(new_name) if new_name.strip() else None
+except ValueError:
+    named = None
+job = latest_build(runner, named) if named is not None else None
+if job is not None and job.active:
+    show_build(runner, job, named)  # its bar, a disabled button and Cancel, until it ends
+    st.stop()
 if not st.button("Build", type="primary", key="build-go"):
+    if job is not None:
+        show_build(runner, job, named)
     st.stop()
 out_name = call_or_stop(index_name, new_name)
 out = config.index_root / out_name
 if out.exists():
     st.error(f"{out} already exists; choose another name.")
     st.stop()
-uploaded = None
 if upload is not None:
-    corpus = uploaded = call_or_stop(save_upload, upload.name, upload.getvalue(),
-                                     config.upload_limit_mb)
+    corpus = call_or_stop(save_upload, upload.name, upload.getvalue(), config.upload_limit_mb,
+                          upload_folder(out_name))
 elif typed.strip():
     corpus = call_or_stop(confine_path, config.data_root, typed)
 else:
     st.info("Choose a corpus first: a path on the server or an uploaded file.")
     st.stop()
-
-bar = ProgressBar("Building", start=loading_message(options[model_label]),
-                  estimate=False)  # stages give their own
-
-
-STAGES = {"load": "loading the model (a first use exports it)"}
-
-
-def show(p) -> None:
-    bar(p.done, p.total, label=STAGES.get(p.stage, p.stage), eta_s=p.eta_s)
-
-
-with st.spinner(f"Building {out_name}…"), removed_after(uploaded):
-    built = call_or_stop(build_index, str(corpus), str(out), model=options[model_label],
-                         preset=preset, progress=show, what="The build failed")
-bar.finish("Done")
-done = built.stats()
-st.success(f"Built {out_name}: {done.documents:,} documents, {done.chunks:,} chunks"
-           + (f", {len(done.skipped)} rows skipped" if done.skipped else "") + ".")
+call_or_stop(runner.submit, jobs.build_job(corpus, out, options[model_label], ("--index", preset)),
+             what="Cannot start the build")
+st.rerun()

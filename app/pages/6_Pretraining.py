@@ -1,6 +1,5 @@
 """Pretraining: BERT's 80/10/10 masking token by token, fill-mask, next-sentence prediction."""
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import pandas as pd
 import streamlit as st
 from appkit.config import AppConfig
@@ -34,8 +33,8 @@ positions. The draw below is transformers' own masking code; change the seed to 
 st.set_page_config(page_title="Pretraining · BERTScope", layout="wide")
 st.title("Pretraining: how BERT learns")
 load_libraries()
-from encoder import draw_mask, heads_status, score_draw  # noqa: E402  (see appkit/startup.py)
-from encoder.heads_quality import quality_sentence  # noqa: E402
+from encoder import heads_status  # noqa: E402  (see appkit/startup.py)
+from training.mlm.views import draw_view, fill_view, nsp_view  # noqa: E402
 
 config = AppConfig.from_env()
 preset_name = st.sidebar.selectbox("Example", list(PRETRAINING_PRESETS), key="pre-preset")
@@ -62,31 +61,20 @@ if view == VIEWS[0]:
     if not text.strip():
         st.info("Type a sentence to draw its masks.")
         st.stop()
-    draw = call_or_stop(draw_mask, encoder.tokenizer, text, probability=share, seed=seed,
-                        whole_word=whole, max_length=encoder.max_length)
+    drawn = call_or_stop(draw_view, encoder, text, share=share, seed=seed, whole_word=whole)
+    draw = drawn.draw
     st.plotly_chart(mask_draw_figure(draw.tokens, draw.shown, draw.status), key="draw")
-    counts = draw.counts()
-    st.caption(f"{len(draw.selected)} of {len(draw.tokens)} tokens selected: "
-               f"{counts['mask']} → [MASK], {counts['random']} → random, {counts['kept']} kept.")
+    st.caption(drawn.summary)
     if not draw.selected:
         st.info("No token was selected this time: raise the share or change the seed.")
         st.stop()
-    if not heads.ready:
-        stop_without_heads(encoder, heads)
-    score = call_or_stop(score_draw, encoder, draw, top_k=5)
+    if drawn.score is None:
+        stop_without_heads(encoder, drawn.heads)
     m1, m2 = st.columns(2)
-    m1.metric("MLM loss on this draw", f"{score.loss:.2f}",
+    m1.metric("MLM loss on this draw", f"{drawn.score.loss:.2f}",
               help="Mean cross-entropy of the original token at the selected positions.")
-    m2.metric("top-1 right", f"{sum(score.correct)} of {len(score.correct)}")
-    st.dataframe(pd.DataFrame({
-        "position": score.positions,
-        "original": [draw.tokens[i] for i in score.positions],
-        "model sees": [draw.shown[i] for i in score.positions],
-        "draw": [draw.status[i] for i in score.positions],
-        "top-1": [p[0][0] for p in score.predictions],
-        "top-5": [", ".join(t for t, _ in p) for p in score.predictions],
-        "loss": score.losses,
-    }), width="stretch", hide_index=True)
+    m2.metric("top-1 right", drawn.right)
+    st.dataframe(pd.DataFrame(drawn.rows()), width="stretch", hide_index=True)
 
 elif view == VIEWS[1]:
     text = st.text_area("Text with [MASK] (whatever the model's own mask token is)",
@@ -98,20 +86,14 @@ elif view == VIEWS[1]:
         st.stop()
     if not heads.ready:
         stop_without_heads(encoder, heads)
-    fills = call_or_stop(encoder.fill_mask, text, top_k=k)
-    other = call_or_stop(compare.fill_mask, text, top_k=k) if compare else None
-    names = (encoder.name, compare.name if compare else "")
+    fills = call_or_stop(fill_view, encoder, text, top_k=k, compare=compare)
     # how often these heads are right, as their training measured it, beside each prediction
-    quality = [(encoder.name, quality_sentence(heads.folder))]
-    if compare:
-        quality.append((compare.name, quality_sentence(heads_status(compare).folder)))
-    for i, fill in enumerate(fills):
+    for i, fill in enumerate(fills.fills):
         chart, measured = st.columns([3, 2])
-        chart.plotly_chart(topk_figure(
-            fill.candidates, f"[MASK] #{i + 1}",
-            compare=other[i].candidates if other and i < len(other) else None, names=names,
-        ), key=f"fill-{i}")
-        for name, sentence in quality:
+        chart.plotly_chart(topk_figure(fill.candidates, f"[MASK] #{i + 1}",
+                                       compare=fills.other_candidates(i), names=fills.names),
+                           key=f"fill-{i}")
+        for name, sentence in fills.quality:
             measured.caption(f"**{name}** · {sentence}")
 
 else:
@@ -125,8 +107,7 @@ else:
         st.stop()
     if not heads.ready:
         stop_without_heads(encoder, heads)
-    p = call_or_stop(encoder.next_sentence, a, b)
-    st.plotly_chart(nsp_figure(p), key="nsp")
-    if compare:
-        st.caption(f"{compare.name}: P(IsNext) = "
-                   f"{call_or_stop(compare.next_sentence, a, b):.1%}")
+    nsp = call_or_stop(nsp_view, encoder, a, b, compare=compare)
+    st.plotly_chart(nsp_figure(nsp.is_next), key="nsp")
+    if nsp.other_summary:
+        st.caption(nsp.other_summary)

@@ -2,7 +2,6 @@
 (a recipe or a data file, a base model, settings) as a job; every run on this machine listed
 with its curves, results, re-index and compare actions."""
 
-import appkit  # noqa: F401  (puts the repository root on sys.path)
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.startup import load_libraries

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .render import _get
+from .render import value_at
 
 COSTS = [("build s", ("build", "seconds")), ("build peak RSS MB", ("build", "peak_rss_mb")),
          ("disk MB", ("build", "disk_mb")), ("open s", ("probe", "open_s")),
@@ -29,7 +29,7 @@ def plot(rows: list[dict], out: Path) -> None:
     setups = sorted({r["setup"] for r in rows})
     for ax, (title, path) in zip(axes.flat, COSTS, strict=True):
         for setup in setups:
-            pts = sorted((r["size"], _get(r, *path)) for r in rows if r["setup"] == setup)
+            pts = sorted((r["size"], value_at(r, *path)) for r in rows if r["setup"] == setup)
             pts = [(x, y) for x, y in pts if isinstance(y, int | float) and y > 0]
             if pts:
                 ax.plot(*zip(*pts, strict=True), marker="o", label=setup)

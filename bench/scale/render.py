@@ -13,7 +13,8 @@ def saved_rows(path: Path) -> dict[str, dict]:
     return {f"{r['size']} {r['setup']}": r for r in json.loads(path.read_text())["rows"]}
 
 
-def _get(row: dict, *path: str):
+def value_at(row: dict, *path: str):
+    """`row[path[0]][path[1]]...`, or None where a part is missing (plot.py reads it too)."""
     for part in path:
         if not isinstance(row, dict) or part not in row:
             return None
@@ -32,7 +33,7 @@ def _fmt(value) -> str:
 
 
 def _lat(row: dict, name: str) -> str:
-    s = _get(row, "probe", "search", name)
+    s = value_at(row, "probe", "search", name)
     return "-" if s is None else f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f}"
 
 
@@ -65,7 +66,7 @@ def render(rows: dict[str, dict]) -> str:
     out += ["## Build, size, open, memory, recall", "",
             head + "".join(f" {n} |" for n, _ in BUILD),
             "|---:|---|" + "---:|" * len(BUILD)]
-    out += [f"| {r['size']:,} | {r['setup']} |" + "".join(f" {_fmt(_get(r, *p))} |"
+    out += [f"| {r['size']:,} | {r['setup']} |" + "".join(f" {_fmt(value_at(r, *p))} |"
                                                           for _, p in BUILD) for r in ordered]
     out += ["", "## Search p50 / p95 ms (one client, k=10, 300 queries)", "",
             head + "".join(f" {n} |" for n in SEARCH), "|---:|---|" + "---:|" * len(SEARCH)]
@@ -73,7 +74,7 @@ def render(rows: dict[str, dict]) -> str:
             for r in ordered]
     out += ["", "## Writes (saved), the service, the app's pages", "",
             head + "".join(f" {n} |" for n, _ in OTHER), "|---:|---|" + "---:|" * len(OTHER)]
-    out += [f"| {r['size']:,} | {r['setup']} |" + "".join(f" {_fmt(_get(r, *p))} |"
+    out += [f"| {r['size']:,} | {r['setup']} |" + "".join(f" {_fmt(value_at(r, *p))} |"
                                                           for _, p in OTHER) for r in ordered]
     for r in synced:
         s = r["sync"]

@@ -58,8 +58,8 @@ def read_docx(data: bytes) -> Parsed:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors...
         raise ReadError(f"damaged Word document ({type(exc).__name__}: {exc})") from None
-    # style names by id, read once (python-docx's paragraph.style looks each one up anew:
-    # 70 % of the reading time in bench/ingest_readers.py)
+    # style names by id, read once (python-docx's paragraph.style looks each one up anew, which
+    # was most of the reading time in bench/ingest_readers.py)
     names = {s.style_id: s.name or "" for s in document.styles}
     segments: list[Segment] = []
     path = SectionPath()

@@ -107,14 +107,3 @@ def index_root(tmp_path_factory) -> Path:
 def with_indexes(app_env, index_root, monkeypatch) -> Path:
     monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(index_root))
     return index_root
-
-
-@pytest.fixture
-def temp_dir(tmp_path, monkeypatch) -> Path:
-    """`tempfile`'s folder for this test alone (uploads land there), to see what is left."""
-    import tempfile
-
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder

@@ -68,3 +68,27 @@ def test_the_checks_see_what_they_forbid():
     assert any(isinstance(n, ast.Attribute) and n.attr == "linalg" for n in ast.walk(tree))
     assert any(isinstance(n, ast.Constant) and n.value == "r/metrics.json"
                for n in ast.walk(tree))
+
+
+# what pages once did themselves, each now one library call (issue 49): name -> that call
+LIBRARY_WORK = {
+    "build_index": "indexer.jobs.build_job, run as a job (appkit.index_build)",
+    "rank_movements": "indexer.compare", "corpus_difference": "indexer.compare",
+    "perf_counter": "indexer.search_run / compare (they time the searches)",
+    "sense_separation": "encoder.compare_senses",
+    "draw_mask": "training.mlm.views.draw_view", "score_draw": "training.mlm.views.draw_view",
+    "quality_sentence": "training.mlm.views.fill_view",
+}
+
+
+def test_no_page_does_what_a_library_call_does():
+    found = []
+    for path in sorted((APP / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = node.id if isinstance(node, ast.Name) else \
+                node.attr if isinstance(node, ast.Attribute) else \
+                next((a.name for a in node.names if a.name in LIBRARY_WORK), None) \
+                if isinstance(node, ast.ImportFrom) else None
+            if name in LIBRARY_WORK:
+                found.append(f"{where(path, node)} {name}: call {LIBRARY_WORK[name]}")
+    assert not found, f"work a page does itself: {found}"

@@ -10,7 +10,7 @@ from appkit.confine import confine_path
 from appkit.discovery import find_indexes, find_trained_models
 from appkit.filters import build_filter, describe_filter
 from appkit.render import highlighted_html
-from appkit.uploads import index_name, removed_after, safe_name, save_upload
+from appkit.uploads import forget_upload, index_name, safe_name, save_upload, upload_folder
 from charts.attention import attention_grid, attention_heatmap, cls_profile, head_view
 from charts.masks import causal_mask, right_context_share
 from charts.trajectory import similarity_by_layer
@@ -90,39 +90,47 @@ def test_confine_path_refuses_dotdot_absolute_and_symlink_escapes(tmp_path):
             confine_path(root, missing)
 
 
-def test_uploads_have_a_limit_a_safe_name_and_their_own_folder(temp_dir):
+def test_uploads_have_a_limit_a_safe_name_and_their_own_folder(tmp_path):
     assert safe_name("../../etc/passwd") == "passwd"
     assert safe_name("..\\x\\évil name.jsonl") == "_vil_name.jsonl"
-    long = save_upload("n" * 300 + ".jsonl", b'{"text": "hi"}\n', 1)  # "File name too long"
+    folder = tmp_path / "up"
+    long = save_upload("n" * 300 + ".jsonl", b'{"text": "hi"}\n', 1, folder)  # "File name too long"
     assert long.name == "n" * 114 + ".jsonl" and long.read_bytes() == b'{"text": "hi"}\n'
-    with pytest.raises(ValueError, match="upload limit is 1 MB"):
-        save_upload("big.jsonl", b"x" * (2 * 1024 * 1024), 1)
-    with pytest.raises(ValueError, match="unsupported"):
-        save_upload("a.exe", b"x", 1)
-    path = save_upload("../docs.jsonl", b'{"text": "hi"}\n', 1)
-    assert path.name == "docs.jsonl" and path.parent.name.startswith("bertscope-upload-")
-    assert save_upload("note.txt", b"hi", 1).is_dir()  # plain text: the indexer reads folders
-    assert len(list(temp_dir.iterdir())) == 3
+    for bad, said in ((("big.jsonl", b"x" * (2 * 1024 * 1024)), "upload limit is 1 MB"),
+                      (("a.exe", b"x"), "unsupported"), (("e.jsonl", b""), "empty")):
+        with pytest.raises(ValueError, match=said):
+            save_upload(*bad, 1, folder)
+    assert list(folder.iterdir()) == [long]  # a refused file writes nothing
+    path = save_upload("../docs.jsonl", b'{"text": "hi"}\n', 1, folder)
+    assert path == folder / "docs.jsonl" and list(folder.iterdir()) == [path]  # replaced
+    assert save_upload("note.txt", b"hi", 1, folder) == folder  # the indexer reads folders
     with pytest.raises(ValueError):
         index_name("../escape")
     assert index_name(" my-index_2 ") == "my-index_2"
 
 
-def test_upload_folders_are_removed_after_the_build_however_it_ends(temp_dir, tmp_path):
-    for name in ("docs.jsonl", "note.md"):
-        corpus = save_upload(name, b'{"text": "hi"}\n', 1)
-        with pytest.raises(RuntimeError), removed_after(corpus):
-            raise RuntimeError("the build failed")
-        with removed_after(save_upload(name, b"x", 1)):
-            pass
-    assert list(temp_dir.iterdir()) == []
-    mine = tmp_path / "data.jsonl"  # a server-side corpus is never removed
-    mine.write_text("x")
-    with removed_after(mine):
-        pass
-    with removed_after(None):
-        pass
-    assert mine.exists()
+def test_an_upload_is_kept_per_index_until_forgotten(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERTSCOPE_HOME", str(tmp_path / "home"))
+    corpus = save_upload("docs.jsonl", b'{"text": "hi"}\n', 1, upload_folder("mine"))
+    assert corpus.parent == tmp_path / "home" / "uploads" / "mine"
+    forget_upload("other")  # nothing there: nothing happens
+    assert corpus.exists()
+    forget_upload("mine")
+    assert not upload_folder("mine").exists()
+
+
+def test_a_failed_build_says_why_in_the_commands_words(tmp_path):
+    from types import SimpleNamespace as S
+
+    from appkit.index_build import failure
+
+    def job(log: str, message: str = "exit status 1"):
+        return S(log_tail=lambda n: log, status=S(message=message))
+
+    assert failure(job("reading\nerror: no usable documents in x.jsonl\n")) == \
+        "No usable documents in x.jsonl"
+    assert failure(job("error: up.jsonl is empty\n")) == "up.jsonl is empty"  # a name kept
+    assert failure(job("killed\n")) == "exit status 1"
 
 
 def test_filters_become_indexer_filters():

@@ -1,14 +1,23 @@
-"""Index page: statistics, and builds from a confined server path or an upload, with messages."""
+"""Index page: statistics, and builds from a confined server path or an upload, with messages.
+A build is a job in its own process (`indexer.jobs.build_job`), not work inside the page's run:
+the page starts it, shows it running (in a new session too), then what it built or why it
+failed."""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from apptest_helpers import assert_clean, texts
 from corpus import DOCS
+from session_home import linked_home
+
+from common.jobs import JobRunner, JobSpec, JobState
 
 pytestmark = pytest.mark.slow
+GATED = Path(__file__).with_name("gated_job.py")
 
 TEXTS = [("Stocks fell on Monday.", "markets"), ("The goalkeeper saved a penalty.", "sport"),
          ("苹果发布了新手机。", "tech")]
@@ -19,11 +28,22 @@ JSONL = ("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS) + "{not
 
 @pytest.fixture
 def build_env(app_env, monkeypatch, tmp_path):
-    """An empty index root of its own, and a corpus (with one bad row) in the data root."""
+    """An empty index root of its own, a corpus (with one bad row) in the data root, and a
+    $BERTSCOPE_HOME of its own (jobs, uploads; the session's exports)."""
     (app_env["BERTSCOPE_DATA"] / "small.jsonl").write_bytes(JSONL)
     (tmp_path / "secret.jsonl").write_bytes(JSONL)
     monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(tmp_path / "indexes"))
-    return tmp_path / "indexes"
+    home = linked_home(tmp_path / "home", "exports")
+    monkeypatch.setenv("BERTSCOPE_HOME", str(home))
+    yield tmp_path / "indexes"
+    runner = JobRunner()
+    for job in runner.jobs():
+        if job.active:
+            runner.cancel(job.id, grace_s=2)
+
+
+def started_jobs(before: set[str]) -> list:
+    return [j for j in JobRunner().jobs() if j.id not in before]
 
 
 def build(at, name: str, *, path: str | None = None, upload: bytes | None = None,
@@ -35,8 +55,14 @@ def build(at, name: str, *, path: str | None = None, upload: bytes | None = None
         at.text_input(key="build-path").set_value(path)
     at.text_input(key="build-name").set_value(name)
     at.selectbox(key="build-model").set_value("tiny-run (trained)")
+    before = {j.id for j in JobRunner().jobs()}
     at.button(key="build-go").click().run()
-    return at
+    started = started_jobs(before)
+    if not started:  # refused before any job: the page says why in this run
+        return at
+    for job in started:  # what a person sees once the job's bar has stopped
+        JobRunner().wait(job.id, timeout=240)
+    return at.run()
 
 
 def test_stats_of_an_index(page, with_indexes):
@@ -76,14 +102,56 @@ def test_paths_outside_the_data_root_are_refused(page, build_env):
     assert not (build_env / "escape").exists()
 
 
-def test_upload_builds_an_index_and_its_temporary_folder_goes(page, build_env, temp_dir):
+def test_the_build_is_a_job_the_page_shows_running_then_done(page, build_env, tmp_path,
+                                                             monkeypatch):
+    """The click returns at once with the job under way (held at a gate here), a new session
+    finds it again, and once it ends the page says what it built."""
+    import indexer.jobs as jobs
+
+    gate, real = tmp_path / "gate", jobs.build_job
+
+    def gated(*args, **kwargs) -> JobSpec:
+        spec = real(*args, **kwargs)
+        argv = (sys.executable, str(GATED), str(gate), *spec.argv)
+        return JobSpec(spec.kind, spec.key, spec.title, argv, argv, spec.cwd, spec.outputs)
+
+    monkeypatch.setattr(jobs, "build_job", gated)
+    at = page("index")
+    at.text_input(key="build-path").set_value("small.jsonl")
+    at.text_input(key="build-name").set_value("small")
+    at.selectbox(key="build-model").set_value("tiny-run (trained)")
+    at.button(key="build-go").click().run()
+    assert_clean(at)
+    job = JobRunner().jobs()[0]
+    assert job.spec.kind == "build" and job.spec.outputs["index"] == str(build_env / "small")
+    assert job.spec.argv[-6:] == ("--model", job.spec.argv[-5], "--out",
+                                  str(build_env / "small"), "--index", "auto")
+    assert job.active and not (build_env / "small").exists()  # not built inside the page run
+    assert "build-go" not in [b.key for b in at.button]  # the form waits for its job
+    busy = [b for b in at.button if b.label == "Building small…"]
+    assert busy and busy[0].disabled
+
+    again = page("index")  # a new session: the job is found on disk
+    again.text_input(key="build-name").set_value("small").run()
+    assert [b.label for b in again.button if b.label == "Building small…"]
+
+    gate.touch()
+    done = JobRunner().wait(job.id, timeout=240)
+    assert done.state is JobState.DONE, done.log_tail()
+    again.run()
+    assert any("Built small: 3 documents" in t for t in texts(again.success))
+
+
+def test_an_upload_is_kept_for_its_job_and_removed_once_it_ends(page, build_env):
+    from appkit.uploads import upload_folder
+
     at = build(page("index"), "uploaded", upload=JSONL)
     assert_clean(at)
     assert any("Built uploaded: 3 documents" in t for t in texts(at.success))
-    assert list(temp_dir.iterdir()) == []
+    assert not upload_folder("uploaded").exists()
     at = build(page("index"), "junk", upload=b"{broken\n")  # a failed build too
     assert any("The build failed" in t for t in texts(at.error))
-    assert list(temp_dir.iterdir()) == []
+    assert not upload_folder("junk").exists()
 
 
 def test_upload_above_the_limit_is_refused(page, build_env, monkeypatch):

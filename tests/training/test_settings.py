@@ -153,3 +153,34 @@ def test_library_settings_are_named_by_their_flag():
         check_settings(config)
     with pytest.raises(TrainingError, match=r"--warmup: must be in \[0, 1\), got 1.0"):
         check_settings(FitConfig("minilm", (Stage(("a",)),), "o", warmup_ratio=1.0))
+
+
+@pytest.mark.parametrize("field,text,value", [
+    ("batch_size", " 16 ", 16), ("learning_rate", "5e-5", 5e-5), ("warmup_ratio", "0", 0.0),
+    ("max_rows", "", None), ("max_rows", "200", 200), ("seed", "+7", 7),
+])
+def test_a_typed_value_is_read_by_its_settings_rule(field, text, value):
+    """What a form field holds becomes the value the flag would give, by the one table."""
+    from training.settings import BY_FIELD
+
+    got = BY_FIELD[field].rule.parse(text)
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("field,text,said", [
+    ("batch_size", "1.0", "'1.0' is not a whole number"),
+    ("batch_size", "1e3", "'1e3' is not a whole number"),
+    ("batch_size", "", "'' is not a whole number"),
+    ("batch_size", "0", "must be >= 1, got 0"),
+    ("learning_rate", "two", "'two' is not a number"),
+    ("learning_rate", "0", "must be > 0, got 0.0"),
+    ("learning_rate", "inf", "must be a finite number > 0, got inf"),
+    ("warmup_ratio", "1", "must be in [0, 1), got 1.0"),
+    ("seed", "9" * 40, "got an integer of 40 digits"),
+])
+def test_a_typed_value_its_rule_refuses_says_why(field, text, said):
+    from training.settings import BY_FIELD
+
+    with pytest.raises(ValueError) as caught:
+        BY_FIELD[field].rule.parse(text)
+    assert said in str(caught.value)

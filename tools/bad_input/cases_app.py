@@ -112,7 +112,16 @@ def _build(name: str, *, path: str | None = None, upload: bytes | None = None,
         elif path is not None:
             at.text_input(key="build-path").set_value(path.replace("{W}", str(ws.root)))
         at.text_input(key="build-name").set_value(name)
+        from common.jobs import JobRunner
+
+        runner = JobRunner()
+        before = {j.id for j in runner.jobs(kind="build")}
         at.button(key="build-go").click().run()
+        started = [j for j in runner.jobs(kind="build") if j.id not in before]
+        for job in started:  # the build is a job: what the page says once it has ended
+            runner.wait(job.id, timeout=300)
+        if started:
+            at.run()
 
     return steps
 
