@@ -1,11 +1,13 @@
 """PDF (its text layer) by pypdfium2 (PDFium; Apache-2.0 / BSD-3): one segment a page, 1-based,
 read by `pdf_lines` (columns, running headers and footers, hyphenation). Chosen over pdfminer.six
 and pypdf by bench/ingest_readers.py (speed and text quality on generated PDFs; PyMuPDF was not
-considered: it is AGPL). A PDF with no text layer (scanned), a password, or damage is a
-`ReadError`, never an empty document."""
+considered: it is AGPL). Filled form fields join their page's text (`pdf_forms`). A PDF with
+no text layer and no filled field (scanned), a password, or damage is a `ReadError`, never an
+empty document; pages without text among pages with text are named in a note."""
 
 from __future__ import annotations
 
+from .pdf_forms import form_lines, forms_of
 from .pdf_lines import Line, merge_runs, page_text, reading_order, running_lines
 from .records import Parsed, ReadError, Segment
 
@@ -56,11 +58,13 @@ def read_pdf(data: bytes) -> Parsed:
                 from None
         raise ReadError(f"damaged PDF ({exc}); open and save it again") from None
     try:
-        pages, sizes = [], []
+        pages, sizes, forms = [], [], []
+        form = forms_of(doc)
         for page in doc:
             try:
                 sizes.append(page.get_size())
                 pages.append(page_lines(page))
+                forms.append(form_lines(form, page) if form is not None else [])
             finally:
                 page.close()
         title = (doc.get_metadata_dict().get("Title") or "").strip()
@@ -71,9 +75,24 @@ def read_pdf(data: bytes) -> Parsed:
         raise ReadError("PDF with no pages")
     height = max(h for _, h in sizes)
     drop = running_lines(pages, height)
-    segments = [Segment(page_text(reading_order(lines, w), drop, h), page=n)
-                for n, (lines, (w, h)) in enumerate(zip(pages, sizes, strict=True), start=1)]
+    segments = [Segment("\n".join(t for t in (page_text(reading_order(lines, w), drop, h),
+                                               *fields) if t.strip()), page=n)
+                for n, (lines, (w, h), fields) in enumerate(zip(pages, sizes, forms,
+                                                                 strict=True), start=1)]
     if not any(s.text.strip() for s in segments):
         raise ReadError(f"no text layer in its {len(pages)} pages (a scanned PDF?); run OCR "
                         "on it first (e.g. ocrmypdf)")
-    return Parsed(FORMAT, segments, title, {"pages": len(pages)})
+    return Parsed(FORMAT, segments, title, {"pages": len(pages)}, notes=_blank_pages(segments))
+
+
+def _blank_pages(segments: list[Segment]) -> tuple[str, ...]:
+    """A note naming the pages with no text (scanned among typed ones), when there are any."""
+    blank = [s.page for s in segments if not s.text.strip()]
+    if not blank:
+        return ()
+    many = len(blank) > 1
+    shown = ", ".join(map(str, blank[:10])) + (f" and {len(blank) - 10} more"
+                                               if len(blank) > 10 else "")
+    return (f"page{'s' if many else ''} {shown} of {len(segments)} "
+            f"{'have' if many else 'has'} no text layer (scanned?): not read; run OCR on the "
+            f"file (e.g. ocrmypdf) to read {'them' if many else 'it'}",)

@@ -103,11 +103,12 @@ def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB) -> FileDoc
     if not text.strip():
         raise ReadError("no text in it")
     kept, note = declared(parsed.metadata)
+    notes = (*parsed.notes, *((note,) if note else ()))
     metadata = {**kept, "source": rel, "format": parsed.format,
                 "modified": modified_text(before.st_mtime_ns), "bytes": len(data),
                 "sha256": hashlib.sha256(data).hexdigest(), LAYOUT_KEY: layout}
     title = parsed.title.strip() or Path(rel).stem
-    return FileDocument(rel, text, title, metadata, notes=(note,) if note else ())
+    return FileDocument(rel, text, title, metadata, notes=notes)
 
 
 def is_file_document(doc_id: str, metadata: dict) -> bool:

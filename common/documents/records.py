@@ -28,12 +28,14 @@ class Segment:
 @dataclass(frozen=True)
 class Parsed:
     """A file read: `segments` in reading order, `title` ("" when the file names none),
-    `metadata` the file declares (Markdown front matter, a PDF's page count)."""
+    `metadata` the file declares (Markdown front matter, a PDF's page count), `notes` what the
+reader could not read (a part it skipped, a field it left out, a charset it guessed)."""
 
     format: str
     segments: list[Segment]
     title: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # what of the file was not read, one line each (the report's)
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,15 @@ def test_a_thousand_nested_folders_are_walked(tmp_path):
         deep = deep / "d"
         deep.mkdir()
     (deep / "bottom.md").write_text("# Bottom\n\nfound\n")
-    walked = folder_files(tmp_path)
-    assert walked.failures == []
-    assert [rel for _, rel in walked.files] == ["d/" * 1000 + "bottom.md"]
+    try:
+        walked = folder_files(tmp_path)
+        assert walked.failures == []
+        assert [rel for _, rel in walked.files] == ["d/" * 1000 + "bottom.md"]
+    finally:  # bottom up: shutil.rmtree (pytest's clean-up) recurses too
+        (deep / "bottom.md").unlink()
+        while deep != tmp_path:
+            deep.rmdir()
+            deep = deep.parent
 
 
 def test_links_to_pipes_and_devices_are_named_not_called_broken(tmp_path):
