@@ -65,10 +65,10 @@ def test_a_milvus_pointer_is_listed_searched_and_reopened(tmp_path, _tiny_built)
 def test_a_dead_milvus_server_is_503_not_the_client_s_fault(tmp_path, monkeypatch):
     """Issue 52, class 11: a pointer to a Milvus server that does not answer was a 422 (the
     client's fault) on search; it is the operator's, as a damaged index is: 503."""
+    from conftest import free_port
     from fastapi.testclient import TestClient
     from test_service_errors import error_of
 
-    from conftest import free_port
     from service import ServiceConfig, create_app
 
     monkeypatch.setenv("BERTSCOPE_MILVUS_TIMEOUT_S", "1")
