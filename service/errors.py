@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from encoder.errors import BrokenModelError
 from indexer import (
     ConcurrentWriteError,
     CorruptIndexError,
@@ -53,7 +54,8 @@ def status_of(exc: BaseException) -> int:
         return 507
     if isinstance(exc, ConcurrentWriteError):
         return 409
-    if isinstance(exc, (CorruptIndexError, EncoderMismatchError, UnavailableError)):
+    if isinstance(exc, (CorruptIndexError, EncoderMismatchError, UnavailableError,
+                        BrokenModelError)):
         return 503  # the index on disk cannot serve: the operator's fix, not the client's
     if isinstance(exc, KeyError):
         return 404
