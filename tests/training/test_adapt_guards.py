@@ -12,7 +12,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from test_adapt import documents
 
 
