@@ -200,6 +200,32 @@ def run_folder(config: AppConfig, suggested: str) -> Path:
     return out
 
 
+@st.cache_data(show_spinner="Working out the dev split…")
+def _dev_split(path: str, mtime: float, pairs: int) -> tuple[int, int] | str:
+    from training.errors import TrainingError
+    from training.run_plan import dev_split_sizes
+
+    try:
+        return dev_split_sizes(path, pairs)
+    except TrainingError as exc:
+        return str(exc)
+
+
+def dev_split_note(where, path: Path, pairs: int) -> str | None:
+    """Under the dev-pairs field, before anything starts: how many pairs each side gets (pairs
+    sharing a sentence stay together, so a file that repeats its sentences may give fewer), or
+    why no split exists (then the refusal, which keeps Start disabled)."""
+    split = _dev_split(str(path), Path(path).stat().st_mtime, pairs)
+    if isinstance(split, str):
+        where.error(split)
+        return "the dev set: see the message under it"
+    train, dev = split
+    fewer = (f", not {pairs}: pairs that share a sentence stay on one side" if dev != pairs
+             else "")
+    where.caption(f"Dev set: {dev:,} pairs held out{fewer}; {train:,} left to train on.")
+    return None
+
+
 def plan_and_start(runner, config: AppConfig) -> None:
     """The whole form, then Start: submits the fit job and reruns the page, which shows it."""
     from training.jobs import fit_job
@@ -223,6 +249,9 @@ def plan_and_start(runner, config: AppConfig) -> None:
                 min(500, source.data.rows // 5), key=f"train-dev-{source.name}",
                 help="Scored as the run trains (the evaluation curve), never trained on; "
                      "pairs that share a sentence stay on one side. 0: no dev set."))
+            if dev_pairs:
+                problem = dev_split_note(left, source.data.path, dev_pairs)
+                problems += [problem] if problem else []
         else:
             left.caption(f"No dev set: {source.data.kind} data has no scores to rank by, or the "
                          "file is not JSONL (what a held-out part is cut from); the loss curve "
