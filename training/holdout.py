@@ -58,9 +58,9 @@ def split_rows(rows: list[dict[str, Any]], spec: HoldoutSpec) -> dict[str, list[
     """part -> sorted row indices; every row lands in exactly one part, and every part asked for
     and `train` hold at least one. Groups are dealt in shuffled order until each part has its
     size; where that is far from what was asked (a large group dealt early took every row, or
-    most: a file that repeats its sentences), the parts are filled instead from the groups that fit, the
-    smallest last, so that training keeps rows; where no split leaves rows on both sides, a
-    `TrainingError` says why, before anything is trained."""
+    most: a file that repeats its sentences), the parts are filled instead from the groups that
+    fit, the smallest last, so that training keeps rows; where no split leaves rows on both
+    sides, a `TrainingError` says why, before anything is trained."""
     wanted = sum(spec.sizes.values())
     if wanted >= len(rows):
         raise TrainingError(
