@@ -74,7 +74,7 @@ def upload_help() -> None:
 
     st.markdown("Each row is one training example; its column names say its kind (JSON lines, "
                 "CSV, TSV or Parquet):")
-    st.dataframe(pd.DataFrame(kinds_table()), hide_index=True, key="train-kinds")
+    st.table(pd.DataFrame(kinds_table()), hide_index=True)  # wraps: the example rows fit
     for where, kind in zip(st.columns(len(EXAMPLES)), EXAMPLES, strict=True):
         where.download_button(f"Example {kind} file", example_jsonl(kind),
                               file_name=f"example-{kind}.jsonl", mime="application/jsonl",

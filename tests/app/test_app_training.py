@@ -38,7 +38,7 @@ def env(folders, monkeypatch) -> dict[str, Path]:
 
 def table_with(at, column: str):
     """The first table on the page with `column` (AppTest keeps no dataframe keys)."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return next(d.value for d in [*at.table, *at.dataframe] if column in d.value.columns)
 
 
 def training_page():
