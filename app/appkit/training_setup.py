@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from .config import AppConfig
-from .confine import confine_path, data_folder_problem
+from .confine import confine_path, data_folder_problem, server_data_note
 from .guard import call_or_stop
 from .model_picker import model_label, pick_model
 from .uploads import safe_name
@@ -92,6 +92,9 @@ def choose_source(config: AppConfig) -> Source:
 
         recipes = shipped_recipes()
         name = st.selectbox("Recipe (recipes/)", list(recipes), key="train-recipe")
+        st.caption("A recipe trains on public data sets it expects in the data folder "
+                   f"`{config.data_root}` (BERTSCOPE_DATA; a fresh clone of the repository has "
+                   "none: the recipe says what to get where it is missing).")
         path = recipes[name]
         missing = call_or_stop(missing_recipe_data, path, config.data_root,
                                what=f"Cannot use recipe {name}")
@@ -116,6 +119,8 @@ def choose_source(config: AppConfig) -> Source:
     if how == SOURCES[1]:
         if problem := data_folder_problem(config.data_root):
             st.warning(problem)
+        else:
+            st.caption(server_data_note(config.data_root, "training files"))
         typed = st.text_input(f"Path inside {config.data_root}", key="train-path",
                               help="Scored or binary pairs, NLI pairs or triplets: .jsonl, "
                                    ".csv, .tsv or .parquet with named columns.")

@@ -7,6 +7,7 @@ import streamlit as st
 from appkit.backends import CAPTION, fidelity_text
 from appkit.config import AppConfig
 from appkit.discovery import find_trained_models, label
+from appkit.heads import heads_cell
 from appkit.links import page_link
 from appkit.resources import backend_cells, get_encoder
 from appkit.startup import load_libraries
@@ -19,7 +20,6 @@ st.title("Models")
 load_libraries()
 from common.jobs import JobRunner  # noqa: E402
 from encoder import BUNDLED, FIDELITY_GATE  # noqa: E402  (after the title: see appkit/startup.py)
-from encoder.heads import bundled_heads_dir  # noqa: E402
 from encoder.heads_quality import heads_summary  # noqa: E402
 from training.report import (  # noqa: E402
     METRICS_FILE,
@@ -33,7 +33,7 @@ config = AppConfig.from_env()
 st.subheader("Bundled (offline, from pip packages)")
 st.table(pd.DataFrame([  # a table wraps its cells: no column is cut off on the right
     {"name": m.name, "languages": ", ".join(m.languages), "package": m.package,
-     **backend_cells(m.name), "MLM head": heads_summary(bundled_heads_dir(m.name)),
+     **backend_cells(m.name), "MLM head": heads_cell(m.name),
      "description": m.description}
     for m in BUNDLED.values()
 ]), hide_index=True)

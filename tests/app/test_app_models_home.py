@@ -15,6 +15,19 @@ def test_home_renders_and_warms_the_default_encoder(page):
     assert any("trained model folder" in t for t in texts(at.markdown))
 
 
+def test_home_says_fill_mask_needs_its_head_trained_first(page, tmp_path, monkeypatch):
+    """Issue 52: nothing told a newcomer that fill-mask needs the head-training job first."""
+    from session_home import linked_home
+
+    monkeypatch.setenv("BERTSCOPE_HOME", str(linked_home(tmp_path / "home", "exports")))
+    at = page("home")
+    assert_clean(at)
+    hint = " ".join(texts(at.info))
+    assert "Fill-mask and next-sentence prediction need an MLM head, which minilm does not " \
+           "ship: the Pretraining page trains BERTScope's once, as a job (it took between " \
+           "5.6 and 18 minutes" in hint
+
+
 def test_models_lists_bundled_and_trained(page):
     at = page("models")
     assert_clean(at)
