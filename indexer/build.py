@@ -29,7 +29,7 @@ from .disk_full import disk_full_said
 from .documents import Document
 from .errors import CorpusError
 from .folder import store
-from .given_vectors import check_vectors, unit_rows
+from .given_vectors import check_vectors
 from .index import SemanticIndex
 from .index_encoder import check_backend_arg
 from .location import locate
@@ -42,6 +42,7 @@ from .validation import (
     check_positive_int,
     coerce_document,
 )
+from .vector_rows import VectorRows
 
 ENGINES = ("local", "ray")
 log = logging.getLogger("bertscope.indexer")
@@ -150,7 +151,7 @@ def build_index(
         build_notes = {"vectors": "given: one chunk per document, encoded elsewhere"}
 
         def encode():
-            return chunks, unit_rows(given), {}
+            return chunks, VectorRows([given], normalize=True), {}
     else:
         clock = time.perf_counter()
         report_progress(BuildProgress("chunk", 0, len(docs)))

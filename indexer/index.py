@@ -146,6 +146,12 @@ class SemanticIndex(ABC):
             found = self.documents(part)
             yield from (found[i] for i in part if i in found)
 
+    def all_metadata(self, batch: int = 1000) -> Iterator[tuple[str, dict]]:
+        """(id, metadata) of every document, in `doc_ids()` order: what `sync` compares with
+        the files, without reading every text (a store that can, overrides this)."""
+        for doc in self.all_documents(batch):
+            yield doc.id, doc.metadata
+
     @abstractmethod
     def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         """The documents `doc_ids` (those present, in the order given) with their chunk rows

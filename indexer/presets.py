@@ -130,6 +130,18 @@ def train_and_add(index: faiss.Index, vectors: np.ndarray, ids: np.ndarray, seed
         index.add_with_ids(vectors, ids)
 
 
+def add_rows(index, rows, ids: np.ndarray, progress=lambda done: None, seed: int = 0) -> None:
+    """Train `index` when needed, on a sample of `rows` (`indexer.vector_rows.VectorRows`) as
+    large as training uses (all of them when fewer), then add them a batch at a time."""
+    if not index.is_trained:
+        ivf = find_inner(index, faiss.IndexIVF)
+        want = train_sample_size(int(ivf.nlist)) if ivf is not None else 4 * 65_536
+        train(index, rows.sample(want, seed), seed)
+    for first, batch in rows.batches():
+        index.add_with_ids(batch, ids[first:first + len(batch)])
+        progress(first + len(batch))
+
+
 def train_sample_size(nlist: int) -> int:
     """Vectors that training uses at most (k-means: 64 per list; PQ: 256 per centroid of 8
     bits): faiss subsamples larger sets to this, so such a sample trains as well as all."""

@@ -19,6 +19,7 @@ from .chunking import Chunk
 from .embedding import embed_passages
 from .errors import ConcurrentWriteError
 from .folder import store
+from .vector_rows import VectorRows
 
 SHARD_SIZE = 1024  # chunks per resumable embedding shard
 
@@ -48,12 +49,13 @@ def encoder_key(enc) -> str:
 
 
 def encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: int,
-                     shard_size: int, report_progress) -> np.ndarray:
-    """Embed every chunk, shard by shard; finished shards are files a re-run reuses."""
+                     shard_size: int, report_progress) -> VectorRows:
+    """Embed every chunk, shard by shard; finished shards are files a re-run reuses. Returns
+    the shards as rows read from disk when used (never all of them in RAM at once)."""
     # documents finished once their last chunk is embedded
     pos = {d.id: i for i, d in enumerate(docs)}
     last_chunk = np.cumsum(np.bincount([pos[c.doc_id] for c in chunks], minlength=len(docs))) - 1
-    parts, start = [], time.perf_counter()
+    files, start = [], time.perf_counter()
     resumed_docs = resumed_chunks = 0
 
     def docs_done(chunks_done: int) -> int:
@@ -72,8 +74,8 @@ def encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: int
     for first in range(0, len(chunks), shard_size):
         shard = work / f"shard-{first // shard_size:06d}.npy"
         end = min(first + shard_size, len(chunks))
+        files.append(shard)
         if shard.exists():
-            parts.append(np.load(shard, allow_pickle=False))
             resumed_docs += docs_done(end) - docs_done(first)
             resumed_chunks += end - first
             report(end)
@@ -83,10 +85,9 @@ def encode_resumable(enc, docs, chunks: list[Chunk], work: Path, batch_size: int
         # the shard's last piece is reported below, once it is saved
         vecs = embed_passages(enc, texts, batch_size, partial(_within, report, first, len(texts)))
         with write_atomic(shard) as fh:
-            np.save(fh, vecs, allow_pickle=False)
-        parts.append(vecs)
+            np.save(fh, np.asarray(vecs, dtype=np.float32), allow_pickle=False)
         report(end)
-    return np.vstack(parts).astype(np.float32, copy=False)
+    return VectorRows.of_files(files)
 
 
 def _within(report, first: int, size: int, n: int) -> None:

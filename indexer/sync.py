@@ -133,9 +133,9 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
     if any(rel == "." for rel, _ in walked.failures):
         raise IndexerError(f"cannot read the folder {root}: {walked.failures[0][1]}; nothing "
                            "changed")
-    whole = {d.id: d for d in index.all_documents()}
+    whole = dict(index.all_metadata())  # id -> metadata: no text is read
     # documents read from files; any other (a corpus row, a write) is never touched
-    held = {i: d for i, d in whole.items() if is_file_document(i, d.metadata)}
+    held = {i: m for i, m in whole.items() if is_file_document(i, m)}
     report.others = sorted(i for i in whole if i not in held)
     if not walked.files and held:
         kept = f" matching {', '.join(include)}" if include else ""
@@ -152,8 +152,7 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
         old = held.get(rel)
         if old is None and rel in whole:
             report.failed.append((rel, OTHERS_ID))
-        elif old is not None and file_stamp(path) == (old.metadata.get("bytes"),
-                                                     old.metadata.get("modified")):
+        elif old is not None and file_stamp(path) == (old.get("bytes"), old.get("modified")):
             report.unchanged += 1
         else:
             try:
@@ -164,7 +163,7 @@ def _update(index, root: Path, include, exclude, max_file_mb, batch_size, batch_
                 report.failed.append((rel, f"could not be read ({type(exc).__name__}: "
                                            f"{str(exc)[:200]})"))
             else:
-                if old is not None and old.metadata.get("sha256") == doc.metadata["sha256"]:
+                if old is not None and old.get("sha256") == doc.metadata["sha256"]:
                     report.unchanged += 1  # touched, same content: nothing to encode
                 else:
                     (report.updated if old is not None else report.added).append(rel)

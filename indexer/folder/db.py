@@ -158,6 +158,14 @@ def all_documents(conn: sqlite3.Connection, batch: int = 1000) -> Iterator[Docum
             yield Document(doc_id, text, title, json.loads(meta))
 
 
+def all_metadata(conn: sqlite3.Connection, batch: int = 1000) -> Iterator[tuple[str, dict]]:
+    """(doc_id, metadata) of every document, in stored order, without the texts."""
+    cursor = conn.execute("SELECT doc_id, metadata FROM documents ORDER BY rowid")
+    while rows := cursor.fetchmany(batch):
+        for doc_id, meta in rows:
+            yield doc_id, json.loads(meta)
+
+
 def all_doc_ids(conn: sqlite3.Connection) -> list[str]:
     """Every document's id, in the order they were stored (as `all_documents`)."""
     return [r[0] for r in conn.execute("SELECT doc_id FROM documents ORDER BY rowid")]

@@ -97,6 +97,10 @@ class FolderIndex(FolderWrites, SemanticIndex):
         """Every document, in the order they were stored, read `batch` rows at a time."""
         yield from db.all_documents(self.conn, check_positive_int(batch, "batch"))
 
+    def all_metadata(self, batch: int = 1000):
+        """(id, metadata) of every document, in stored order; no text is read."""
+        yield from db.all_metadata(self.conn, check_positive_int(batch, "batch"))
+
     def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         ids = list(dict.fromkeys(check_doc_ids(doc_ids)))
         docs = db.documents(self.conn, ids)

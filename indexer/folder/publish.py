@@ -16,8 +16,9 @@ from common.lexical import Bm25Params, LexicalIndex
 from ..build_progress import BuildProgress
 from ..documents import Document
 from ..errors import ConcurrentWriteError
-from ..presets import Spec, create, train_and_add
+from ..presets import Spec, add_rows, create
 from ..stored import ChunkRow
+from ..vector_rows import VectorRows, as_rows
 from . import db, store
 from .columns import Columns
 from .index import FolderIndex
@@ -34,15 +35,15 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
     clock = time.perf_counter()
     progress(BuildProgress("index", 0, len(chunks)))
     ids = np.arange(len(chunks), dtype=np.int64)
-    sharded = not isinstance(vectors, np.ndarray)  # the Ray build's indexer.ray.ShardedVectors
+    sharded = hasattr(vectors, "add_on_ray")  # the Ray build's indexer.ray.ShardedVectors
     if sharded and spec.preset == "ivfpq-disk":
         # the Ray build: trained on a sample, shards added by the workers, merged on disk
         vectors.add_on_ray(spec, lambda done, total: progress(BuildProgress("index", done, total)))
         write_vectors = vectors.merge
     else:
         index = create(spec, fields["dim"])
-        train_and_add(index, np.ascontiguousarray(vectors.array() if sharded else vectors,
-                                                 dtype=np.float32), ids)
+        add_rows(index, VectorRows([vectors.array()]) if sharded else as_rows(vectors), ids,
+                 lambda done: progress(BuildProgress("index", done, len(chunks))))
         write_vectors = partial(store.write_vectors, index)
     progress(BuildProgress("index", len(chunks), len(chunks)))
     stages = build["stages"]

@@ -151,7 +151,7 @@ def test_a_failed_rebuild_leaves_the_index_and_no_debris(flat_index, tiny_encode
     import indexer.folder.publish
 
     before = _listing(flat_index)
-    monkeypatch.setattr(indexer.folder.publish, "train_and_add", lambda *a: 1 / 0)  # encoded
+    monkeypatch.setattr(indexer.folder.publish, "add_rows", lambda *a: 1 / 0)  # encoded
     with pytest.raises(ZeroDivisionError):
         build_index(docs[:5], flat_index, model=tiny_encoder, shard_size=10_000)
     assert len(SemanticIndex.open(flat_index)) == 60
