@@ -109,8 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in RUN:
         helped = argv[:1] in (["-h"], ["--help"])
         lines = [f"  {name:<6} {what}" for name, what in COMMANDS.items()]
-        wrong = "" if helped or not argv else \
-            f"bertscope: error: unknown command {argv[0][:60]!r}\n"
+        wrong = "" if helped else f"bertscope: error: unknown command {argv[0][:60]!r}\n" \
+            if argv else "bertscope: error: name a command: index, train, serve or app\n"
         print("usage: bertscope [--version] {index,train,serve,app} ...\n\n" + "\n".join(lines)
               + "\n\n`bertscope COMMAND --help` describes each.\n" + wrong.rstrip(),
               file=sys.stdout if helped else sys.stderr)

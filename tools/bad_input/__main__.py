@@ -22,10 +22,12 @@ from .workspace import Workspace  # noqa: E402
 def all_cases() -> list:
     from . import (
         cases_app,
+        cases_flags,
         cases_indexer_cli,
         cases_library,
         cases_messages,
         cases_mlm_cli,
+        cases_readers,
         cases_service,
         cases_training_cli,
         cases_trust,
@@ -40,7 +42,10 @@ def all_cases() -> list:
              *cases_messages.FIT, *cases_messages.APP, *cases_writes.service_cases(),
              *cases_messages.JOBS,
              *cases_trust.library_cases(minilm), *cases_trust.cli_cases(minilm),  # issue 52
-             *cases_trust.service_cases(), *cases_trust.BERTSCOPE_APP]
+             *cases_trust.service_cases(), *cases_trust.BERTSCOPE_APP,
+             *cases_readers.library_cases(), *cases_readers.nan_model_cases(),  # issue 52,
+             *cases_readers.sync_cases(), *cases_readers.training_cases(),  # fourth round
+             *cases_flags.SERVICE_FLAGS, *cases_flags.service_cases(), *cases_flags.WORDS]
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],
