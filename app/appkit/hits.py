@@ -117,7 +117,8 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
             st.error(f"Cannot explain this match: {sentence(exc)}")
             return
         st.caption(f"Occlusion: how much the cosine ({quick.score:.4f}) drops when one word of "
-                   "the chunk is deleted. A fast baseline; nothing promises the drops add up.")
+                   "the chunk is deleted. A fast baseline; nothing promises the drops add up. "
+                   f"It took {quick.seconds:.1f} s here.")
         st.html(shaded_html(quick.text_b, [(g.start, g.end) for g in quick.words_b],
                             quick.word_scores_b))
         if quick.score_note():
