@@ -3,6 +3,7 @@
 import streamlit as st
 from appkit.config import AppConfig
 from appkit.discovery import find_indexes, find_trained_models, label
+from appkit.heads import heads_hint
 from appkit.resources import get_encoder
 from appkit.startup import load_libraries
 
@@ -49,3 +50,5 @@ load_libraries()
 encoder = get_encoder("minilm")
 st.success(f"Encoder ready: {encoder.name} ({encoder.info.layers} layers × "
            f"{encoder.info.heads} heads, {encoder.dim}-d), encoding on {encoder.backend}.")
+if hint := heads_hint(encoder.name):
+    st.info(hint)

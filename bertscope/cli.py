@@ -6,7 +6,6 @@ unless `--host` says otherwise."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -44,8 +43,9 @@ def app_command(script: Path, port: int, host: str = APP_HOST) -> list[str]:
 
 def run_app(argv: Sequence[str]) -> int:
     from common.argtypes import host, integer
+    from common.cli_parser import Parser
 
-    p = argparse.ArgumentParser(prog="bertscope app", description=COMMANDS["app"])
+    p = Parser(prog="bertscope app", description=COMMANDS["app"])
     p.add_argument("--host", type=host, default=APP_HOST,
                    help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 exposes the app to every network this machine is on)")
@@ -58,11 +58,25 @@ def run_app(argv: Sequence[str]) -> int:
     args = p.parse_args(argv)
     env = {**os.environ, "BERTSCOPE_INDEX_ROOT": str(args.index_root)}
     for lang in args.lang:
-        done = subprocess.run([sys.executable, "-m", "indexer", "default", "--lang", lang],
-                              env=env)
-        if done.returncode:
-            return done.returncode
-    return subprocess.run(app_command(app_script(), args.port, args.host), env=env).returncode
+        code = _run_child([sys.executable, "-m", "indexer", "default", "--lang", lang], env)
+        if code:
+            return code
+    return _run_child(app_command(app_script(), args.port, args.host), env)
+
+
+def _run_child(command: list[str], env: dict) -> int:
+    """Run `command` to its end. Ctrl-C reaches the child too (one process group): wait for it
+    to stop on its own (Streamlit says "Stopping..."), then exit 130 without a traceback."""
+    child = subprocess.Popen(command, env=env)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        try:
+            child.wait(timeout=10)
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            child.kill()
+            child.wait()
+        return 130
 
 
 def _main_of(module: str) -> Callable[[list[str]], int]:
@@ -77,12 +91,32 @@ RUN = {"index": _main_of("indexer"), "train": _main_of("training"),
        "serve": _main_of("service"), "app": run_app}
 
 
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("bertscope")
+    except PackageNotFoundError:
+        return "(not installed: run from a checkout without `pip install -e .`)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["--version"], ["-V"]):
+        print(f"bertscope {version()}")
+        return 0
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in RUN:
+        helped = argv[:1] in (["-h"], ["--help"])
         lines = [f"  {name:<6} {what}" for name, what in COMMANDS.items()]
-        print("usage: bertscope {index,train,serve,app} ...\n\n" + "\n".join(lines)
-              + "\n\n`bertscope COMMAND --help` describes each.",
-              file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
-        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
-    return RUN[argv[0]](argv[1:]) or 0
+        wrong = "" if helped else f"bertscope: error: unknown command {argv[0][:60]!r}\n" \
+            if argv else "bertscope: error: name a command: index, train, serve or app\n"
+        print("usage: bertscope [--version] {index,train,serve,app} ...\n\n" + "\n".join(lines)
+              + "\n\n`bertscope COMMAND --help` describes each.\n" + wrong.rstrip(),
+              file=sys.stdout if helped else sys.stderr)
+        return 0 if helped else 2
+    try:
+        return RUN[argv[0]](argv[1:]) or 0
+    except KeyboardInterrupt:  # a command without its own handler: no traceback
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -16,7 +16,7 @@ import importlib.util
 _PUBLIC = {
     "backends": ("AUTO", "BACKENDS", "FIDELITY_GATE", "check_backend", "query_backend_error"),
     "encoder": ("Encoded", "Encoder"),
-    "errors": ("ConversionError", "EncoderNotFoundError"),
+    "errors": ("BrokenModelError", "ConversionError", "EncoderNotFoundError"),
     "explain": ("ExplainError", "Explanation"),
     "fill_mask": ("DrawScore", "HeadsState", "HeadsStatus", "MaskFill", "heads_status",
                   "score_draw"),

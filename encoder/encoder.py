@@ -175,7 +175,17 @@ class Encoder:
             convert_to_numpy=True,
             **extra,
         )
-        return Encoded(np.asarray(vectors, dtype=np.float32), truncated)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        broken = ~np.isfinite(vectors).all(axis=1)
+        if broken.any():
+            from .errors import BrokenModelError
+
+            raise BrokenModelError(
+                f"model {self.name} gives vectors that are not finite numbers (NaN or infinity) "
+                f"for {int(broken.sum()):,} of {len(items):,} texts: its weights are broken (a "
+                "fine-tune that diverged, e.g. too high a learning rate); nothing was indexed or "
+                "answered with them: use another model, or train again with a lower --lr")
+        return Encoded(vectors, truncated)
 
     def token_lengths(self, texts: Sequence[str], *, prompt: str | None = None) -> list[int]:
         """Untruncated token counts (specials included) of `texts` with the prompt's prefix."""

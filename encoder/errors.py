@@ -9,5 +9,10 @@ class ConversionError(RuntimeError):
     """The bundled 4-bit model image could not be turned into a float model."""
 
 
+class BrokenModelError(ValueError):
+    """A model whose outputs are not finite numbers (NaN or infinity): a fine-tune that diverged
+    (too high a learning rate) saves such weights. Its vectors are never indexed or answered."""
+
+
 class BackendError(RuntimeError):
     """An explicitly requested encoding backend could not be exported or loaded."""

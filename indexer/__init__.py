@@ -70,6 +70,7 @@ from .errors import (
     EncoderMismatchError,
     IndexerError,
     QueryError,
+    UnavailableError,
 )
 from .fusion import FUSIONS, fuse, rrf
 from .index import MODES, SemanticIndex
@@ -116,6 +117,7 @@ __all__ = [
     "SkippedRow",
     "StoredBatch",
     "SyncReport",
+    "UnavailableError",
     "build_index",
     "chunk_documents",
     "compare",

@@ -7,6 +7,7 @@ import argparse
 import json
 
 from common.argtypes import NON_NEGATIVE, POSITIVE, number
+from common.cli_parser import Parser
 from common.documents.ocr import OCR_MODES
 from encoder.backends import AUTO, BACKENDS  # cheap: `encoder` imports its heavy parts lazily
 
@@ -51,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
     from .presets import PRESETS
     from .search_args import MODES
 
-    p = argparse.ArgumentParser(prog="python -m indexer", description=DESCRIPTION)
+    p = Parser(prog="python -m indexer", description=DESCRIPTION)
     sub = p.add_subparsers(dest="command", required=True)
 
     def corpus_args(c):

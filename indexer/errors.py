@@ -39,6 +39,11 @@ class MigrationError(IndexerError):
     """A copy (`indexer.migrate`) that cannot be made, or does not match its source."""
 
 
+class UnavailableError(IndexerError):
+    """The store's server does not answer (a Milvus server down, or unreachable): nothing the
+    caller sent is wrong; the operator starts the server, or the caller retries later."""
+
+
 class PointerError(CorruptIndexError):
     """A `NAME.milvus` pointer file that names no index: too large, not a regular file, a link
     leading outside its root, not UTF-8, empty, or no Milvus address. The message names the file

@@ -224,11 +224,16 @@ class SemanticIndex(ABC):
         return self.encoder.explain(query, self._passage(hit), method=method, steps=steps,
                                     prompt_a="query", prompt_b="passage", progress=progress)
 
-    def explain_work(self, query: str, hit: Hit, steps: int = 16) -> int:
-        """The Jacobian-vector products `explain(query, hit, steps=steps)` takes (checked as it
-        would be, nothing computed): what a caller's time estimate scales with."""
-        from encoder.explain import work_units
+    def explain_work(self, query: str, hit: Hit, steps: int = 16,
+                     method: str = "integrated-jacobians") -> int:
+        """The token passes `explain(query, hit, method=method, steps=steps)` takes (checked as
+        it would be, nothing computed): what a caller's time estimate scales with
+        (`encoder.explain.estimate`)."""
+        from encoder.explain import occlusion_work, work_units
 
+        if method == "occlusion":
+            return occlusion_work(self.encoder, query, self._passage(hit), prompt_a="query",
+                                  prompt_b="passage")
         return work_units(self.encoder, query, self._passage(hit), steps=steps,
                           prompt_a="query", prompt_b="passage")
 

@@ -9,7 +9,9 @@ finishes the work and leaves the index equal to a fresh build of the folder.
 Works on both stores through the API they share (`open`, `doc_ids`, `all_documents`, `upsert`,
 `delete`, `save`). A file that cannot be read is reported and, if the index holds an earlier
 version of it, keeps that version. A file touched without a change of content keeps its
-document and the `modified` time of that document's content."""
+document and the `modified` time of that document's content. Sync touches only documents it
+read from files (`is_file_document`): rows from a corpus or a write in the same index are left
+as they are (the report says how many), and a file whose id one of them holds is refused."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from common import check_path
-from common.documents import MAX_FILE_MB, file_stamp, folder_files, read_file
+from common.documents import MAX_FILE_MB, file_stamp, folder_files, is_file_document, read_file
 from common.documents.records import ReadError
 
 from .build_progress import BuildProgress
@@ -28,6 +30,9 @@ from .documents import Document
 from .errors import IndexerError
 
 BATCH_FILES = 64  # files encoded and saved together: a kill loses at most one batch's work
+OTHERS_ID = ("not synced: the index holds a document with this id that was not read from a "
+             "file (a corpus row or a write), and sync never replaces one; rename the file, or "
+             "delete that document first (python -m indexer delete INDEX -- ID)")
 
 
 @dataclass
@@ -40,6 +45,7 @@ class SyncReport:
     created: bool = False  # this run built the index
     # files read, with what was left out (front matter naming the product's own fields)
     notes: list[tuple[str, str]] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)  # documents not read from files: untouched
 
     def summary(self) -> str:
         return (f"added {len(self.added)}, updated {len(self.updated)}, removed "
@@ -48,7 +54,15 @@ class SyncReport:
     def lines(self) -> list[str]:
         """The summary, then one line a failed file, one a file read with a note."""
         return [self.summary(), *(f"failed {rel}: {reason}" for rel, reason in self.failed),
-                *(f"note {rel}: {note}" for rel, note in self.notes)]
+                *(f"note {rel}: {note}" for rel, note in self.notes), *self._others_line()]
+
+    def _others_line(self) -> list[str]:
+        if not self.others:
+            return []
+        n = len(self.others)
+        return [f"note: the index also holds {n:,} document{'s' if n > 1 else ''} not read "
+                f"from files (e.g. {self.others[0][:80]!r}: a corpus row or a write); sync "
+                "leaves them as they are and changes only the documents of files"]
 
 
 @dataclass(frozen=True)
@@ -148,8 +162,9 @@ def _update(index, root: Path, settings: SyncSettings,
         raise IndexerError(f"cannot read the folder {root}: {walked.failures[0][1]}; nothing "
                            "changed")
     whole = dict(index.all_metadata())  # id -> metadata: no text is read
-    # documents read from files (a row added by hand, with no sha256, is left alone)
-    held = {i: m for i, m in whole.items() if "sha256" in m and "source" in m}
+    # documents read from files; any other (a corpus row, a write) is never touched
+    held = {i: m for i, m in whole.items() if is_file_document(i, m)}
+    report.others = sorted(i for i in whole if i not in held)
     if not walked.files and held:
         kept = f" matching {', '.join(include)}" if include else ""
         raise IndexerError(f"no document file under {root}{kept}: sync would remove all "
@@ -163,7 +178,9 @@ def _update(index, root: Path, settings: SyncSettings,
     for n, (path, rel) in enumerate(walked.files, start=1):
         on_disk.add(rel)
         old = held.get(rel)
-        if old is not None and file_stamp(path) == (old.get("bytes"), old.get("modified")):
+        if old is None and rel in whole:
+            report.failed.append((rel, OTHERS_ID))
+        elif old is not None and file_stamp(path) == (old.get("bytes"), old.get("modified")):
             report.unchanged += 1
         else:
             try:

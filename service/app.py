@@ -77,5 +77,6 @@ def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None
     app.openapi = openapi
     app.add_middleware(Guard, max_body_bytes=config.limits.max_body_bytes,
                        max_concurrent=config.max_concurrent_requests, metrics=metrics,
-                       in_flight=service.in_flight)
+                       in_flight=service.in_flight,
+                       max_json_items=config.limits.max_json_items)
     return app

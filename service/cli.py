@@ -11,12 +11,15 @@ import os
 import sys
 from pathlib import Path
 
-from .config import ServiceConfig
+from common.argtypes import host, number
+from common.cli_parser import Parser
+
+from .config import MAX_WAIT_MS, MIN_TIMEOUT_S, ServiceConfig
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m service", description=__doc__.split(":")[1])
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
+    p = Parser(prog="python -m service", description=__doc__.split(":")[1])
+    p.add_argument("--host", type=host, default="127.0.0.1", help="address to listen on (default "
                    "127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--index-root", type=Path, default=Path("indexes"),
@@ -26,8 +29,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batching", action="store_true", help="batch concurrent encodings into "
                    "one call: on an int8 model about 2x the requests/s at 32 clients, a "
                    "millisecond more for a lone request (off by default; docs/API.md)")
-    p.add_argument("--batch-wait-ms", type=float, default=2.0, help="how long a batch waits "
-                   "for more requests (default 2 ms)")
+    p.add_argument("--batch-wait-ms", type=number(0, maximum=MAX_WAIT_MS), default=2.0,
+                   help="how long a batch waits for more requests (default 2 ms; at most "
+                   f"{MAX_WAIT_MS:g})")
     p.add_argument("--max-batch", type=int, default=64, help="texts in one batch (default 64)")
     p.add_argument("--faiss-threads", type=int, default=1, help="OpenMP threads of FAISS for a "
                    "batch of more than 8 queries; fewer always run on one (default 1: requests "
@@ -39,9 +43,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-concurrent-requests", type=int, default=256, help="requests "
                    "answered at once (default 256; 0: no bound); past it a JSON 429 with "
                    "Retry-After, while /health, /ready and /metrics still answer")
-    p.add_argument("--idle-timeout", type=float, default=5.0, help="seconds a connection may "
-                   "send nothing, new or between requests, before it is closed (default 5)")
-    p.add_argument("--request-timeout", type=float, default=30.0, help="seconds from a "
+    p.add_argument("--idle-timeout", type=number(MIN_TIMEOUT_S), default=5.0, help="seconds a "
+                   "connection may send nothing, new or between requests, before it is closed "
+                   f"(default 5; at least {MIN_TIMEOUT_S:g})")
+    p.add_argument("--request-timeout", type=number(MIN_TIMEOUT_S), default=30.0,
+                   help="seconds from a "
                    "request's first byte until its headers and body have all arrived; past "
                    "it a 408 and the connection closed (default 30)")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
@@ -63,8 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if not 0 <= args.port <= 65535:
         raise SystemExit(f"error: --port {args.port} is not a port (0-65535)")
-    if args.batch_wait_ms < 0 or args.max_batch < 1:
-        raise SystemExit("error: --batch-wait-ms must be >= 0 and --max-batch >= 1")
+    if args.max_batch < 1:
+        raise SystemExit(f"error: --max-batch must be >= 1, got {args.max_batch}")
+    if args.index_root.exists() and not args.index_root.is_dir():
+        raise SystemExit(f"error: --index-root {args.index_root} is a file, not a folder: give "
+                         "the folder whose sub-folders are the indexes (default indexes)")
     if not args.index_root.is_dir():
         print(f"warning: --index-root {args.index_root} does not exist yet; no index is served "
               "until one is built there", file=sys.stderr)
@@ -72,8 +81,6 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("error: --workers and --faiss-threads must be >= 1")
     if args.max_concurrent_requests < 0:
         raise SystemExit("error: --max-concurrent-requests must be >= 0 (0: no bound)")
-    if not (args.idle_timeout > 0 and args.request_timeout > 0):
-        raise SystemExit("error: --idle-timeout and --request-timeout must be > 0 seconds")
     settings = {"index_root": str(args.index_root), "batching": args.batching,
                 "max_batch_texts": args.max_batch, "max_wait_ms": args.batch_wait_ms,
                 "api_key_file": str(args.api_key_file) if args.api_key_file else None,

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
+
+# bounds of the settings a server runs by (the CLI's flags say the same): a batch that waits
+# forever (inf) would stop the batcher, a connection timeout of a nanosecond closes connections
+# before their first byte arrives
+MAX_WAIT_MS = 1000.0
+MIN_TIMEOUT_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -11,6 +18,9 @@ class Limits:
     """Refused beyond these, with a JSON error naming the limit (413 for size, 422 otherwise)."""
 
     max_body_bytes: int = 8 * 1024 * 1024  # 413: any request body
+    # 413: object members and array elements in one JSON body, counted before it is parsed
+    # (1,000 documents of 20 metadata fields hold about 25,000)
+    max_json_items: int = 50_000
     max_inputs: int = 256  # 413: texts in one /v1/embeddings call, queries in one search
     max_documents: int = 1000  # 413: documents (or ids) in one write
     max_k: int = 1000  # 422: hits asked for
@@ -35,3 +45,27 @@ class ServiceConfig:
     max_concurrent_requests: int | None = 256
     idle_timeout_s: float = 5.0  # a connection that sends nothing (new or between requests)
     request_timeout_s: float = 30.0  # headers and body whole, from the request's first byte
+
+    def __post_init__(self) -> None:
+        problem = settings_problem(self)
+        if problem:
+            raise ValueError(f"ServiceConfig: {problem}")
+
+
+def settings_problem(config: ServiceConfig) -> str | None:
+    """What in `config` no server can run by, named by its field, or None."""
+    def finite(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value)
+
+    if not (finite(config.max_wait_ms) and 0 <= config.max_wait_ms <= MAX_WAIT_MS):
+        return (f"max_wait_ms must be a number of milliseconds from 0 to {MAX_WAIT_MS:g}, got "
+                f"{config.max_wait_ms!r}")
+    for name in ("idle_timeout_s", "request_timeout_s"):
+        value = getattr(config, name)
+        if not (finite(value) and value >= MIN_TIMEOUT_S):
+            return (f"{name} must be a finite number of seconds >= {MIN_TIMEOUT_S:g} (shorter "
+                    f"closes connections before their request arrives), got {value!r}")
+    if not (isinstance(config.max_batch_texts, int) and config.max_batch_texts >= 1):
+        return f"max_batch_texts must be an integer >= 1, got {config.max_batch_texts!r}"
+    return None

@@ -11,7 +11,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from indexer import ConcurrentWriteError, CorruptIndexError, DiskFullError, EncoderMismatchError
+from encoder.errors import BrokenModelError
+from indexer import (
+    ConcurrentWriteError,
+    CorruptIndexError,
+    DiskFullError,
+    EncoderMismatchError,
+    UnavailableError,
+)
 
 log = logging.getLogger("bertscope.service")
 
@@ -47,7 +54,8 @@ def status_of(exc: BaseException) -> int:
         return 507
     if isinstance(exc, ConcurrentWriteError):
         return 409
-    if isinstance(exc, (CorruptIndexError, EncoderMismatchError)):
+    if isinstance(exc, (CorruptIndexError, EncoderMismatchError, UnavailableError,
+                        BrokenModelError)):
         return 503  # the index on disk cannot serve: the operator's fix, not the client's
     if isinstance(exc, KeyError):
         return 404
@@ -67,6 +75,8 @@ def _validation_message(exc: RequestValidationError) -> str:
         message = err.get("msg", "invalid")
         if err.get("type") in ("unfit_body", "token_ids", "nested_list"):  # ours: say it whole
             return message
+        if err.get("type") == "unknown_fields":
+            return f"{where}: {message}" if where else message
         parts.append(f"{where}: {message}" if where else f"body: {message}")
     return "invalid request: " + "; ".join(parts)
 

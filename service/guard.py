@@ -1,8 +1,9 @@
 """`Guard`: the pure ASGI middleware around every request. It refuses work past
 `max_concurrent_requests` (a JSON 429 with Retry-After; health, readiness, metrics and the docs
-always answer), answers 413 past `max_body_bytes` (declared or streamed), turns an exception no
-handler took into a JSON 500 (nothing re-raised to print a traceback), counts each request in the
-metrics by route template, and writes one access line."""
+always answer), answers 413 past `max_body_bytes` (declared or streamed) and past
+`max_json_items` (counted on the bytes of a JSON body before anything parses it), turns an
+exception no handler took into a JSON 500 (nothing re-raised to print a traceback), counts each
+request in the metrics by route template, and writes one access line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import time
 
 from starlette.requests import ClientDisconnect
 
+from .body_size import json_items
 from .errors import error_response, unexpected
 from .inline import InFlight
 from .metrics import Metrics
@@ -25,9 +27,11 @@ OVER_LIMIT = "(over --max-concurrent-requests)"
 
 class Guard:
     def __init__(self, app, *, max_body_bytes: int, max_concurrent: int | None,
-                 metrics: Metrics, in_flight: InFlight) -> None:
+                 metrics: Metrics, in_flight: InFlight, max_json_items: int | None = None
+                 ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.max_json_items = max_json_items
         self.max_concurrent = max_concurrent
         self.metrics = metrics
         self.in_flight = in_flight  # limited requests under way (one event loop: no lock)
@@ -82,10 +86,21 @@ class Guard:
             declared = _content_length(scope)
             if declared is not None and declared > limit:
                 await reply(too_large(limit))
-            else:
-                await self.app(scope, counted, tracked)
-                if state["too_large"] and not state["sent"]:
+                return
+            receive_app = counted
+            if self.max_json_items is not None and _reads_json(scope):
+                whole = await _whole_body(counted)
+                if state["too_large"]:
                     await reply(too_large(limit))
+                    return
+                items = json_items(whole.get("body", b""))
+                if items > self.max_json_items:
+                    await reply(too_many(items, self.max_json_items))
+                    return
+                receive_app = _replay(whole, receive)
+            await self.app(scope, receive_app, tracked)
+            if state["too_large"] and not state["sent"]:
+                await reply(too_large(limit))
         except ClientDisconnect:
             if state["too_large"] and not state["sent"]:
                 await reply(too_large(limit))
@@ -123,6 +138,47 @@ def _route_of(scope) -> str:
 def too_large(limit: int):
     return error_response(413, f"request body over the limit of {limit} bytes "
                                "(max_body_bytes); send fewer or shorter texts per request")
+
+
+def too_many(items: int, limit: int):
+    return error_response(413, f"the JSON body holds about {items:,} items (object members and "
+                               f"array elements); this server reads at most {limit:,} in one "
+                               "request (max_json_items): send fewer documents or fields per "
+                               "request, and only the fields the API names")
+
+
+async def _whole_body(receive) -> dict:
+    """The request's body as one message (or the disconnect that ended it)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return message
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+
+def _replay(whole: dict, receive):
+    """A receive that gives `whole` first, then whatever `receive` gives (a disconnect)."""
+    pending = [whole]
+
+    async def replayed():
+        return pending.pop() if pending else await receive()
+
+    return replayed
+
+
+def _reads_json(scope) -> bool:
+    """Whether the app will parse this request's body as JSON (FastAPI does when there is no
+    Content-Type too)."""
+    if scope["method"] not in ("POST", "PUT", "PATCH", "DELETE"):
+        return False
+    for key, value in scope.get("headers", ()):
+        if key == b"content-type":
+            kind = value.split(b";")[0].strip().lower()
+            return kind == b"application/json" or kind.endswith(b"+json")
+    return True
 
 
 def busy(limit: int):

@@ -73,10 +73,29 @@ class Body(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _fit(cls, value):
+        if isinstance(value, dict):
+            value = cls._known(value)
         found = body_problem(value)
         if found:
             raise PydanticCustomError("unfit_body", found)
         return value
+
+
+    @classmethod
+    def _known(cls, value: dict) -> dict:
+        """`value` with only the fields this model has: unknown ones are one error naming a
+        few (pydantic would make one error each, for every one of thousands) or, where the
+        model accepts extras, dropped unread."""
+        unknown = [key for key in value if key not in cls.model_fields]
+        if not unknown:
+            return value
+        if cls.model_config.get("extra") == "allow":
+            return {key: item for key, item in value.items() if key in cls.model_fields}
+        named = ", ".join(repr(str(key)[:40]) for key in unknown[:5])
+        more = f" and {len(unknown) - 5:,} more" if len(unknown) > 5 else ""
+        raise PydanticCustomError(
+            "unknown_fields", f"unknown field{'s' if len(unknown) > 1 else ''} {named}{more}; "
+            f"the fields here are: {', '.join(cls.model_fields)} (see /docs)")
 
 
 class EmbeddingsRequest(Body):

@@ -37,8 +37,7 @@ def test_make_app_listens_on_this_machine_unless_told():
 
 def _ran(monkeypatch, argv: list[str]) -> list[str]:
     seen: list[list[str]] = []
-    monkeypatch.setattr(cli.subprocess, "run",
-                        lambda cmd, **kw: seen.append(cmd) or subprocess.CompletedProcess(cmd, 0))
+    monkeypatch.setattr(cli, "_run_child", lambda cmd, env: seen.append(cmd) or 0)
     assert cli.run_app(["--lang", *argv]) == 0  # --lang with no language: nothing built
     (command,) = seen
     return command
@@ -54,7 +53,7 @@ def test_bertscope_app_listens_on_this_machine_unless_told(monkeypatch):
 
 @pytest.mark.parametrize("bad", ["not a host!", "999.1.1.1", "", "-x"])
 def test_a_bad_host_is_refused_naming_the_flag(monkeypatch, capsys, bad):
-    monkeypatch.setattr(cli.subprocess, "run", lambda *a, **k: pytest.fail("started"))
+    monkeypatch.setattr(cli, "_run_child", lambda *a, **k: pytest.fail("started"))
     with pytest.raises(SystemExit) as exited:
         cli.run_app([f"--host={bad}", "--lang"])
     assert exited.value.code == 2

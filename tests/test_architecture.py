@@ -128,7 +128,8 @@ DOOR = {"indexer.stores"}  # names both stores: locate, open_index, find_indexes
 OPERATIONS = {"indexer", "indexer.__main__", "indexer.build", "indexer.rebuild",
               "indexer.migrate", "indexer.sync", "indexer.export", "indexer.default",
               "indexer.default_zh", "indexer.jobs", "indexer.cli", "indexer.cli_args",
-              "indexer.comparison"}  # what holds the contract: build, copy, compare, the CLI
+              "indexer.comparison", "indexer.reader_advice"}
+# what holds the contract: build, copy, compare, advise, the CLI
 LAYERS = ("shared", "contract", "wing", "door", "operations")
 
 

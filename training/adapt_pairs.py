@@ -4,7 +4,8 @@ MNRL with in-batch negatives (sentence-transformers' unsupervised recipes, GPL p
 Sources (`PAIR_SOURCES`):
 - `title`: a document's title ↔ its first passage (when it has a title of its own);
 - `heading`: a section heading ↔ the section's first passage (Markdown `#` headings in the text,
-  or a `section` / `heading` field of the document's metadata);
+  else the sections the product's document readers record in `_layout` (a Word, web page or
+  Markdown file's headings), else a `section` / `heading` field of the document's metadata);
 - `neighbours`: consecutive passages of one document;
 - `ict`: inverse cloze: one sentence ↔ the rest of its passage;
 - `simcse`: a passage ↔ itself (dropout makes the two encodings differ: unsupervised SimCSE).
@@ -29,6 +30,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[。！？�
 _WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|\w+")  # a CJK character counts as a word
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _METADATA_HEADINGS = ("section", "heading")
+_LAYOUT = "_layout"  # common.documents.LAYOUT_KEY (this module imports nothing of BERTScope)
 _FILE_NAME = re.compile(r"^\S*[/\\]\S*$|\.(md|txt|pdf|html?|docx?|rst|csv|jsonl?)$",
                         re.IGNORECASE)  # a path without spaces, or a name ending as a file's
 
@@ -80,7 +82,8 @@ def own_title(doc) -> str:
 
 
 def sections(doc) -> list[tuple[str, str]]:
-    """(heading, section text) of the document: its Markdown headings, or its metadata's."""
+    """(heading, section text) of the document: its Markdown headings, else the sections its
+    reader recorded, else its metadata's heading."""
     found = list(_HEADING.finditer(doc.text))
     out = []
     for i, match in enumerate(found):
@@ -88,12 +91,43 @@ def sections(doc) -> list[tuple[str, str]]:
         body = doc.text[match.end():end].strip()
         if words(match.group(1)) and words(body):
             out.append((match.group(1).strip(), body))
+    out = out or layout_sections(doc)
     if out:
         return out
     meta = doc.metadata or {}
     heading = next((str(meta[k]).strip() for k in _METADATA_HEADINGS
                     if isinstance(meta.get(k), str) and words(meta[k])), "")
     return [(heading, doc.text)] if heading else []
+
+
+def layout_sections(doc) -> list[tuple[str, str]]:
+    """(heading, section text) from the layout `common.documents` records in a document's
+    metadata (`_layout`: spans of the text, each with the number of its section path "A > B");
+    the heading is the path's last part, and the reader's copy of it opening the section is not
+    part of the text. [] for a document without one."""
+    layout = (doc.metadata or {}).get(_LAYOUT)
+    names = layout.get("sections") if isinstance(layout, dict) else None
+    spans = layout.get("spans") if isinstance(layout, dict) else None
+    if not isinstance(names, list) or not isinstance(spans, list):
+        return []
+    texts: dict[int, list[str]] = {}
+    for span in spans:
+        if not (isinstance(span, list) and len(span) == 4):
+            continue
+        start, end, _page, number = span
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end, number)) \
+                and 0 <= number < len(names) and isinstance(names[number], str):
+            texts.setdefault(number, []).append(doc.text[start:end])
+    out = []
+    for number, parts in texts.items():
+        heading = names[number].rsplit(" > ", 1)[-1].strip()
+        body = "\n\n".join(parts).strip()
+        first, _, rest = body.partition("\n")
+        if first.strip() == heading:
+            body = rest.strip()
+        if words(heading) and words(body):
+            out.append((heading, body))
+    return out
 
 
 def document_pairs(doc, sources: Sequence[str], rng: random.Random,

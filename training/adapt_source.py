@@ -4,15 +4,18 @@ command, since `training` never imports `indexer`), or a corpus file read by `co
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from common.corpus import CorpusError, CorpusOptions, read_corpus
 from common.home import REPO
 
 from .errors import TrainingError
+
+LAYOUT = "_layout"  # the exported rows' layout (common.documents.LAYOUT_KEY)
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,11 @@ def index_documents(index: str | Path, scratch: Path) -> Source:
     `scratch`; a missing or damaged index ends as the indexer's one-line error."""
     out = scratch / "documents.jsonl"
     command = [sys.executable, "-m", "indexer", "export", str(index), "--out", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+    # run where the caller is, so a relative --index (or milvus://./x.db) is theirs, not the
+    # checkout's; the checkout on the path finds `indexer` where it is not installed
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    done = subprocess.run(command, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": path})
     if done.returncode != 0:
         said = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise TrainingError(f"--index {index}: {said.removeprefix('error: ')}")
@@ -51,6 +58,7 @@ class _Options(CorpusOptions):
 
 
 def _read(path: Path, label: str, options: CorpusOptions | None = None) -> list:
+    exported = options is None
     options = options or _Options(id_field="id")  # what `indexer export` writes
     try:
         report = read_corpus(path, options)
@@ -58,4 +66,18 @@ def _read(path: Path, label: str, options: CorpusOptions | None = None) -> list:
         raise TrainingError(f"{label}: {exc}") from exc
     if not report.documents:
         raise TrainingError(f"{label}: no documents to adapt to")
-    return list(report.documents)
+    return _with_layouts(path, list(report.documents)) if exported else list(report.documents)
+
+
+def _with_layouts(path: Path, docs: list) -> list:
+    """`docs` with the layout each exported row carries (the sections a document reader
+    recorded: `adapt_pairs.layout_sections` pairs each heading with its text); the corpus
+    reader keeps only scalar fields, so the export's rows are read again for it."""
+    layouts = {}
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if isinstance(row.get(LAYOUT), dict):
+                layouts[row["id"]] = row[LAYOUT]
+    return [replace(d, metadata={**d.metadata, LAYOUT: layouts[d.id]}) if d.id in layouts
+            else d for d in docs]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from common import check_output_file, os_error_text
 from common.argtypes import POSITIVE
+from common.cli_parser import Parser
 from encoder.backends import AUTO, BACKENDS
 
 from . import adapt_cli
@@ -20,7 +21,7 @@ from .mlm import cli as mlm_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
+    parser = Parser(prog="python -m training", description=__doc__)
     parser.add_argument("--threads", type=POSITIVE,
                         help="CPU threads for torch (1 on a busy machine)")
     sub = parser.add_subparsers(dest="command", required=True)

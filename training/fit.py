@@ -33,6 +33,8 @@ from .checkpoints import atomic, resume_point
 from .checks import check_config, fit_sets_apart
 from .config import FitConfig
 from .dev_sets import describe, dev_evaluator, load_sets, metric_key, score_sets
+from .errors import TrainingError
+from .finite import diverged, refusal
 from .report import model_card, plot_curve, read_log
 from .run_folder import RUN_FILE, RUN_FORMAT, prepare_out, read_run, stage_dir
 from .siamese import build_siamese, freeze_word_embeddings
@@ -130,6 +132,9 @@ def _train(config, stages, sets, out, run, model, callbacks, resume) -> FitResul
         record["dev_after"] = score_sets(model, dev, prompt=config.prompt)
         record["report_after"] = score_sets(model, report, prompt=config.prompt)
         _log_scores(f"after stage {index}", record["dev_after"], record["report_after"])
+        if problem := diverged(model):  # never saved: nothing could load it by mistake
+            raise TrainingError(refusal(problem, f"stage {index}",
+                                        prepared.stage.learning_rate or config.learning_rate))
         model.save(str(stage_dir(out, index) / "final"), create_model_card=False)
         done.append(record)
         write_json_atomic(out / RUN_FILE, run)

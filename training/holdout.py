@@ -55,7 +55,12 @@ def group_pairs(rows: list[dict[str, Any]]) -> list[list[int]]:
 
 
 def split_rows(rows: list[dict[str, Any]], spec: HoldoutSpec) -> dict[str, list[int]]:
-    """part -> sorted row indices; every row lands in exactly one part."""
+    """part -> sorted row indices; every row lands in exactly one part, and every part asked for
+    and `train` hold at least one. Groups are dealt in shuffled order until each part has its
+    size; where that is far from what was asked (a large group dealt early took every row, or
+    most: a file that repeats its sentences), the parts are filled instead from the groups that
+    fit, the smallest last, so that training keeps rows; where no split leaves rows on both
+    sides, a `TrainingError` says why, before anything is trained."""
     wanted = sum(spec.sizes.values())
     if wanted >= len(rows):
         raise TrainingError(
@@ -64,13 +69,66 @@ def split_rows(rows: list[dict[str, Any]], spec: HoldoutSpec) -> dict[str, list[
         )
     groups = group_pairs(rows)
     random.Random(spec.seed).shuffle(groups)
+    asked = [p for p in PARTS if spec.sizes.get(p, 0) > 0]
+    parts = _dealt(groups, spec, asked)
+    if not _fair(parts, spec, asked, len(rows)):
+        parts = _fitted(groups, spec, asked)
+    if not parts["train"] or not all(parts[p] for p in asked):
+        raise TrainingError(_no_split(rows, groups, spec))
+    return {p: sorted(ix) for p, ix in parts.items()}
+
+
+def _fair(parts: dict[str, list], spec: HoldoutSpec, asked: list[str], rows: int) -> bool:
+    """Whether a dealt split is what was asked for, near enough: every part and training hold
+    rows, no part has over twice its size, training has at least half of what it should."""
+    return bool(parts["train"]) and all(parts[p] for p in asked) \
+        and all(len(parts[p]) <= 2 * spec.sizes[p] for p in asked) \
+        and len(parts["train"]) >= (rows - sum(spec.sizes[p] for p in asked)) / 2
+
+
+def _dealt(groups: list[list[int]], spec: HoldoutSpec, asked: list[str]) -> dict[str, list]:
+    """Groups dealt in order into each part until it has its size; the rest to train."""
     parts: dict[str, list[int]] = {p: [] for p in ALL_PARTS}
-    queue = [p for p in PARTS if spec.sizes.get(p, 0) > 0]
+    queue = list(asked)
     for group in groups:
         while queue and len(parts[queue[0]]) >= spec.sizes[queue[0]]:
             queue.pop(0)
         parts[queue[0] if queue else "train"].extend(group)
-    return {p: sorted(ix) for p, ix in parts.items()}
+    return parts
+
+
+def _fitted(groups: list[list[int]], spec: HoldoutSpec, asked: list[str]) -> dict[str, list]:
+    """Each part filled with the groups that fit in what it still needs (in shuffled order),
+    then, while it is empty, the smallest group left that leaves training a row."""
+    parts: dict[str, list[int]] = {p: [] for p in ALL_PARTS}
+    pool = list(groups)
+    for part in asked:
+        size = spec.sizes[part]
+        for group in list(pool):
+            if len(parts[part]) + len(group) <= size:
+                parts[part].extend(group)
+                pool.remove(group)
+        left = sum(map(len, pool))
+        for group in sorted(pool, key=len):
+            if parts[part] or left - len(group) < 1:
+                break
+            parts[part].extend(group)
+            pool.remove(group)
+            left -= len(group)
+    parts["train"] = [i for group in pool for i in group]
+    return parts
+
+
+def _no_split(rows: list, groups: list[list[int]], spec: HoldoutSpec) -> str:
+    """Why no split of `rows` leaves pairs on both sides with no sentence shared across."""
+    largest = max(map(len, groups))
+    return (f"no held-out part can be cut from these {len(rows)} pairs: pairs that share a "
+            f"sentence must stay on one side (else the held-out scores would be on sentences "
+            f"trained on), and they form {len(groups)} connected group"
+            f"{'s' if len(groups) > 1 else ''}, the largest of {largest} pairs, so one side "
+            f"would be empty (asked: {', '.join(f'{p} {n}' for p, n in spec.sizes.items())}). "
+            "Hold out 0 pairs (no dev set: the loss curve alone), or score on a file of other "
+            "sentences")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,26 @@ def read_metrics(folder: str | Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def result_summary(metrics: dict[str, Any] | None, adapt: dict[str, Any] | None = None) -> str:
+    """What a run gave, in a few words, for a table: an adaptation's held-out check
+    (`adapt`, else `metrics["adapt"]`: nDCG@10 before → after, and whether it was better), a
+    fine-tune's dev Spearman before → after, else that it had no dev set."""
+    adapt = adapt or (metrics or {}).get("adapt")
+    if isinstance(adapt, dict):
+        if not (adapt.get("check") or {}).get("queries"):
+            return "no check: too few documents to hold any out"
+        word = "better" if (adapt.get("verdict") or {}).get("better") else "no measured gain"
+        return (f"check nDCG@10 {adapt['before']['ndcg@10']:.4f} → "
+                f"{adapt['after']['ndcg@10']:.4f} ({word})")
+    if metrics is None:
+        return f"no {METRICS_FILE}: unfinished, or not a BERTScope run"
+    before = (metrics.get("dev_before") or {}).get("spearman")
+    after = (metrics.get("dev_after") or {}).get("spearman")
+    if before is not None and after is not None:
+        return f"dev Spearman {before:.2f} → {after:.2f}"
+    return "trained (no dev set)"
+
+
 def read_log(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []

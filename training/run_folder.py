@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -54,9 +55,33 @@ def prepare_out(out: str | Path, identity: dict[str, Any], *, resume: bool) -> P
                             f"({exc.strerror or exc}); choose a writable folder") from exc
 
 
+INDEX_FORMAT = re.compile(rb'"format"\s*:\s*"bertscope-index"')
+
+
+def index_around(path: Path) -> Path | None:
+    """The index folder that `path` is in (or is), or None: a folder with an index's
+    manifest.json (read at most 4 KiB of it). `training` never imports `indexer`, so the mark is
+    read here from the file itself."""
+    for folder in (path.resolve(), *path.resolve().parents):
+        manifest = folder / "manifest.json"
+        try:
+            with manifest.open("rb") as fh:
+                head = fh.read(4096)
+        except OSError:
+            continue
+        if INDEX_FORMAT.search(head):
+            return folder
+    return None
+
+
 def _prepare(path: Path, identity: dict[str, Any], resume: bool) -> Path:
     if path.exists() and not path.is_dir():
         raise TrainingError(f"--out {path} is a file; pass a folder")
+    index = index_around(path)
+    if index is not None:
+        raise TrainingError(f"--out {path} is inside the index {index}: an index's writes (add, "
+                            "sync, compact) remove every file of its own that they did not "
+                            "write, a model included; choose a folder outside it")
     marker = path / RUN_FILE
     if marker.is_file() and never_trained(path, read_run(path)):
         log.info("%s holds a run that never trained: starting afresh", path)

@@ -5,6 +5,7 @@ which loss it gets are the library's answers (`load_pairs`, `default_loss`), sai
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from common.home import bertscope_home
 from .config import FitConfig
 from .data import load_pairs
 from .default_loss import default_loss
-from .holdout import HoldoutSpec, materialise
+from .holdout import HoldoutSpec, materialise, plan_split
 from .recipe import Recipe, load_recipe, read_recipe_file
 from .settings import BY_FIELD, setting_flags
 
@@ -110,6 +111,17 @@ def stage_rows(config: FitConfig) -> list[dict[str, Any]]:
                          "rows": f"{limit:,} at most" if (limit := task.max_rows
                                                          or config.max_rows) else "all"})
     return rows
+
+
+def dev_split_sizes(path: str | Path, pairs: int, *, seed: int = 0,
+                    cache: Path | None = None) -> tuple[int, int]:
+    """(pairs left to train on, pairs held out) of `hold_out_dev(path, pairs)`, worked out and
+    nothing written, so a form can say them before a run starts; `TrainingError` (why) where
+    no split leaves pairs on both sides."""
+    split = plan_split(Path(path), HoldoutSpec(seed, {"select": pairs}),
+                       cache or bertscope_home("recipe-data"))
+    record = split.record or json.loads((split.folder / "split.json").read_text("utf-8"))
+    return record["parts"]["train"]["pairs"], record["parts"]["select"]["pairs"]
 
 
 def hold_out_dev(path: str | Path, pairs: int, *, seed: int = 0,

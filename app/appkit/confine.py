@@ -15,6 +15,14 @@ def data_folder_problem(root: Path) -> str | None:
             "app/README.md), or upload the file instead.")
 
 
+def server_data_note(root: Path, what: str = "files") -> str:
+    """Where "on the server" reads from, said before anyone types a path: a newcomer's fresh
+    clone has no data folder, and nothing said that these choices (and the recipes) need one."""
+    return (f"Reads {what} under the data folder `{root}` (set by BERTSCOPE_DATA; by default "
+            "`shared/data` beside the checkout, which a fresh clone of the repository does not "
+            "have: put your files there, or upload them instead).")
+
+
 def confine_path(root: Path, user_path: str) -> Path:
     """Resolve `user_path` (relative to `root`, or absolute) and return it if it lies in `root`.
 

@@ -64,11 +64,13 @@ def offer_chinese_index(config: AppConfig) -> None:
         st.rerun()
 
 
-def offer_a_reader(config: AppConfig, query: str, current: str) -> None:
+def offer_a_reader(config: AppConfig, query: str, current: str, index=None) -> None:
     """Under the Search page's "this model cannot read the query" warning, the action that
-    fixes it, from what this server has: for Chinese, searching the Chinese default index (its
-    model reads Chinese) where it is built, else the button that builds it; for another script,
-    what does read it (BM25 matches the words as written; an index of a model that reads it)."""
+    fixes it, from what this server has: for an index of the user's own documents, indexing
+    *them* again with a model that reads the query (`indexer.reader_advice`); for Chinese,
+    searching the Chinese default index (its model reads Chinese) where it is built, else the
+    button that builds it; for another script, what does read it (BM25 matches the words as
+    written; an index of a model that reads it)."""
     from indexer import locate
     from indexer.default import default_corpus
 
@@ -77,6 +79,10 @@ def offer_a_reader(config: AppConfig, query: str, current: str) -> None:
         st.caption("Lexical search (BM25) matches this query's words as written. For meaning, "
                    "search an index built with a model that reads this script: "
                    "e5-multilingual reads about 100 languages (the Index page builds one).")
+        return
+    advice = reader_advice(index, current) if index is not None else None
+    if advice:  # the user's own documents: index them again, not the Chinese reviews
+        st.info(advice)
         return
     if locate(config.index_root / corpus.folder).exists():
         if current != corpus.folder:
@@ -88,6 +94,18 @@ def offer_a_reader(config: AppConfig, query: str, current: str) -> None:
                "with jieba's Chinese words) works on this one; for meaning, build the Chinese "
                "default index:")
     offer_chinese_index(config)
+
+
+def reader_advice(index, current: str) -> str | None:
+    """`indexer.reader_advice` for the open index `current` (None where its statistics cannot
+    be read, or it is a default corpus's)."""
+    from indexer.reader_advice import reader_advice as advice
+
+    try:
+        stats = index.stats()
+    except (OSError, ValueError):
+        return None
+    return advice(stats, current)
 
 
 def usages_index(names: list[str], word: str, config: AppConfig) -> str:

@@ -13,8 +13,9 @@ import streamlit as st
 from common import bertscope_home
 
 from .config import AppConfig
-from .confine import confine_path, data_folder_problem
+from .confine import confine_path, data_folder_problem, server_data_note
 from .guard import call_or_stop
+from .links import offer_search_on
 from .uploads import index_name, safe_name
 
 DOCUMENT_TYPES = ("pdf", "html", "htm", "docx", "pptx", "epub", "md", "markdown", "txt", "png",
@@ -69,7 +70,7 @@ def sync_outcome(log: str) -> None:
 
 def offer_documents(config: AppConfig, models: dict[str, str]) -> None:
     """Upload documents or choose a server folder, and sync an index with them as a job."""
-    from common.jobs import JobRunner
+    from common.jobs import JobRunner, JobState
     from indexer import jobs
 
     from .jobs import show_job, watch_job
@@ -89,6 +90,8 @@ def offer_documents(config: AppConfig, models: dict[str, str]) -> None:
     else:
         if problem := data_folder_problem(config.data_root):
             st.warning(problem)
+        else:
+            st.caption(server_data_note(config.data_root, "folders of documents"))
         typed = st.text_input(f"Folder inside {config.data_root}", key="docs-path")
     name = st.text_input(f"Index to sync (a new or existing folder under {config.index_root})",
                          key="docs-name")
@@ -103,6 +106,8 @@ def offer_documents(config: AppConfig, models: dict[str, str]) -> None:
             return
         if job is not None:
             show_job(runner, job)
+            if job.state is JobState.DONE and (out / "manifest.json").is_file():
+                offer_search_on(out.name, key=f"search-synced-{job.id}")
             sync_outcome(job.log_tail(10_000, max_bytes=2_000_000))
     if not st.button("Sync", type="primary", key="docs-go"):
         return

@@ -87,3 +87,28 @@ def stop_without_heads(encoder, status) -> None:
     else:
         st.info(status.reason)
     st.stop()
+
+
+def heads_hint(name: str) -> str | None:
+    """For a bundled model without BERTScope's heads yet: that fill-mask and next-sentence
+    prediction need them, and what training them once takes (a newcomer found out only on the
+    Pretraining page); None where they are there."""
+    from encoder.heads import bundled_heads_dir, has_heads
+    from training.mlm.bundled import RECIPES
+
+    if name not in RECIPES or has_heads(bundled_heads_dir(name)):
+        return None
+    return (f"Fill-mask and next-sentence prediction need an MLM head, which {name} does not "
+            f"ship: the Pretraining page trains BERTScope's once, as a job ({RECIPES[name].minutes}"
+            "), and asks before it starts.")
+
+
+def heads_cell(name: str) -> str:
+    """The Models page's MLM head cell of bundled model `name`: whose and how good
+    (`encoder.heads_quality.heads_summary`), or, where there is none yet, what fill-mask needs
+    first."""
+    from encoder.heads import bundled_heads_dir
+    from encoder.heads_quality import heads_summary
+
+    hint = heads_hint(name)
+    return f"none yet. {hint}" if hint else heads_summary(bundled_heads_dir(name))

@@ -19,12 +19,13 @@ from .shading import shaded_html
 
 # shown as the citation line (source, page, section) or of no use to a reader (the hash)
 CITED = frozenset({"source", "page", "section", "sha256"})
-# what the explanations took, and where (bench/results/explain-timing.md; the first load: issue #42)
+# what the explanations took on quiet cores (bench/results/explain-timing.md; the first load:
+# issue #42): said where no estimate for this hit can be made
 OCCLUSION_TIMES = ("Occlusion took 0.5 s for a query and a ~55-token chunk with minilm and 1.1 s "
                    "with e5-multilingual, measured on 2 quiet AMD EPYC cores "
-                   "(bench/results/explain-timing.md). The first explanation of a session also "
-                   "loads the model's torch weights: 12–14 s in a browser on a busy 2-core "
-                   "machine.")
+                   "(bench/results/explain-timing.md); a busy machine takes longer.")
+FIRST_LOAD = ("The first explanation of a session also loads the model's torch weights: 12–14 s "
+              "in a browser on a busy 2-core machine.")
 HEATMAP_WORDS = 40  # chunk words a heatmap can label readably side by side
 
 # translucent backgrounds in the text's own colour: readable in the light and the dark theme
@@ -77,7 +78,8 @@ def hit_card(hit, document, *, badge: str = "",
             st.html(highlighted_html(document.text, (hit.start, hit.end)))
         if why is not None:
             with st.expander("Why this match"):
-                st.caption(OCCLUSION_TIMES)
+                before = getattr(why, "before", None)
+                st.caption(before(hit) if before is not None else OCCLUSION_TIMES)
                 if st.checkbox("Explain this hit (occlusion first)",
                                key=f"why-{key}{hit.chunk_id}"):
                     why(hit)
@@ -90,6 +92,27 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
     estimate from the rate in token passes, and a way out."""
     from charts.explanation import attribution_heatmap
 
+    from encoder.explain.estimate import (
+        exact_estimate_s,
+        load_per_core,
+        occlusion_estimate_s,
+        said,
+    )
+
+    def before(hit) -> str:
+        """The occlusion's time for this hit, before it runs: its work at the quiet pace times
+        this machine's load per core now (a quiet figure alone was promised at load 12)."""
+        try:
+            units = index.explain_work(query, hit, method="occlusion")
+            info = index.encoder.info
+        except EXPECTED:
+            return f"{OCCLUSION_TIMES} {FIRST_LOAD}"
+        seconds = occlusion_estimate_s(units, info.layers, info.hidden_size)
+        return (f"Occlusion re-encodes the query and this chunk once per word ({units:,} token "
+                f"passes): {said(seconds)} at this machine's load now "
+                f"({load_per_core():.1f} per core; 0.5 s for a ~55-token chunk with minilm on "
+                f"2 quiet cores). {FIRST_LOAD}")
+
     def why(hit) -> None:
         try:
             with st.spinner("Deleting each word and re-encoding (occlusion, on the torch model)…"):
@@ -99,18 +122,20 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
             st.error(f"Cannot explain this match: {sentence(exc)}")
             return
         st.caption(f"Occlusion: how much the cosine ({quick.score:.4f}) drops when one word of "
-                   "the chunk is deleted. A fast baseline; nothing promises the drops add up.")
+                   "the chunk is deleted. A fast baseline; nothing promises the drops add up. "
+                   f"It took {quick.seconds:.1f} s here.")
         st.html(shaded_html(quick.text_b, [(g.start, g.end) for g in quick.words_b],
                             quick.word_scores_b))
         if quick.score_note():
             st.caption(quick.score_note())
         key = f"why-exact-{index_key}-{hit.chunk_id}-{steps}"
         if not st.session_state.get(key):
+            estimate = exact_estimate_s(quick.seconds, quick.units, work)
             st.button(f"Exact attribution: integrated Jacobians, {steps} steps ({work:,} "
-                      "token passes; a query and a ~55-token chunk took 25 s with minilm and "
-                      "93 s with e5-multilingual on 2 quiet AMD EPYC cores, more on a busy "
-                      "machine)",
-                      key=f"{key}-button",
+                      f"token passes): {said(estimate)} at this machine's pace now",
+                      key=f"{key}-button", help="Estimated from the occlusion of this chunk, "
+                      f"which took {quick.seconds:.1f} s just now: an exact token pass costs "
+                      "about 2.5 of its passes. Time grows with steps × tokens².",
                       on_click=lambda: st.session_state.update({key: True}))
             return
         st.caption("Changing any control or leaving the page stops it.")
@@ -136,4 +161,5 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
         st.html(shaded_html(ex.text_b, [(g.start, g.end) for g in ex.words_b],
                             ex.word_scores_b))
 
+    why.before = before  # hit_card's caption over the checkbox
     return why

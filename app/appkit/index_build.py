@@ -13,6 +13,7 @@ from common.jobs import Job, JobRunner, JobState
 
 from .guard import sentence
 from .jobs import show_job, watch_job
+from .links import offer_search_on
 from .uploads import forget_upload
 
 JOB_NOTE = ("The build runs as a job in its own process: leaving this page or closing the tab "
@@ -57,6 +58,7 @@ def show_build(runner: JobRunner, job: Job, out: Path) -> bool:
             st.success(f"Built {out.name}: {done.documents:,} documents, {done.chunks:,} "
                        "chunks" + (f", {len(done.skipped)} rows skipped"
                                    if done.skipped else "") + ".")
+            offer_search_on(out.name, key=f"search-built-{job.id}")
         return False
     if job.state is JobState.FAILED:
         forget_upload(out.name)

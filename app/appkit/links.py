@@ -17,3 +17,16 @@ def page_link(path: str, label: str, icon: str) -> None:
         st.page_link(path, label=label, icon=icon)
     except StreamlitPageNotFoundError:
         st.caption(f"{label}: it is in the sidebar of the full app (`bertscope app`).")
+
+
+def offer_search_on(name: str, key: str) -> None:
+    """After an index is built or synced: where it is searched (the Search page's sidebar picks
+    the index; a new one is not chosen by itself), and a button that opens it there."""
+    st.caption(f"To search it, choose **{name}** under *Index* in the Search page's sidebar "
+               "(the Search page opens on the default index).")
+    if st.button(f"Search {name}", key=key, icon=":material/search:"):
+        st.session_state["search-index"] = name
+        try:
+            st.switch_page("pages/1_Search.py")
+        except StreamlitPageNotFoundError:  # a page run on its own: the caption says where
+            pass

@@ -17,41 +17,32 @@ from .links import page_link
 from .training_run import JOB_KEY, all_runs, show_run
 
 
-def result_text(job: Job) -> str:
-    """What the run gave, in a few words: dev scores, the adaptation's check, or where it is."""
-    if job.active:  # the table is drawn once; the run's own section below redraws live
-        return "running: its progress is in its section below" \
+def result_text(job: Job, where: str = "in its section below") -> str:
+    """What the run gave, in a few words: dev scores, the adaptation's check, or where it is
+    (`where` its progress is drawn: below on the Training page, there from the Models page)."""
+    if job.active:  # the table is drawn once; the run's own section redraws live
+        return f"running: its progress is {where}" \
             if job.state is JobState.RUNNING else "queued behind the job ahead"
     if job.state is not JobState.DONE:
         return job.status.message or job.state.value
     from training.adapt import read_adapt
-    from training.report import read_metrics
+    from training.report import read_metrics, result_summary
 
     run = Path(job.spec.outputs["run"])
     if job.spec.kind == "adapt":
         record = read_adapt(run)
-        if record is None:
-            return "no check recorded"
-        if not record["check"]["queries"]:
-            return "no check: too few documents to hold any out"
-        word = "better" if record["verdict"]["better"] else "no measured gain"
-        return (f"check nDCG@10 {record['before']['ndcg@10']:.4f} → "
-                f"{record['after']['ndcg@10']:.4f} ({word})")
-    m = read_metrics(run) or {}
-    before, after = (m.get("dev_before") or {}), (m.get("dev_after") or {})
-    if before.get("spearman") is not None and after.get("spearman") is not None:
-        return f"dev Spearman {before['spearman']:.2f} → {after['spearman']:.2f}"
-    return "trained (no dev set)"
+        return "no check recorded" if record is None else result_summary(None, record)
+    return result_summary(read_metrics(run) or {})
 
 
-def runs_table(runs: list[Job]) -> pd.DataFrame:
+def runs_table(runs: list[Job], where: str = "in its section below") -> pd.DataFrame:
     return pd.DataFrame([{
         "run": Path(j.spec.outputs["run"]).name,
         "what": "adapt (no labels)" if j.spec.kind == "adapt" else "fine-tune",
         "state": j.state.value,
         "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(j.created)),
         "took": duration(j.seconds) if j.seconds is not None and not j.active else "",
-        "result": result_text(j),
+        "result": result_text(j, where),
     } for j in runs])
 
 
@@ -60,7 +51,7 @@ def runs_list(runner: JobRunner, config: AppConfig) -> None:
     if not runs:
         return
     st.subheader(f"Runs on this machine ({len(runs)})")
-    st.dataframe(runs_table(runs), hide_index=True, width="stretch", key="train-runs")
+    st.table(runs_table(runs), hide_index=True)  # wraps: no column cut off on the right
     opened = st.session_state.get(JOB_KEY) or runs[0].id
     for job in runs:
         state = job.state.value
@@ -77,5 +68,5 @@ def unfinished_runs(runner: JobRunner) -> None:
         return
     st.markdown(f"**Runs without a model yet ({len(runs)})**: cancelled, failed, running or "
                 "queued. Resume, re-run or watch them on the Training page.")
-    st.dataframe(runs_table(runs), hide_index=True, width="stretch", key="models-unfinished")
+    st.table(runs_table(runs, "on the Training page"), hide_index=True)
     page_link("pages/7_Training.py", "Open the Training page", ":material/fitness_center:")

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from .config import AppConfig
-from .confine import confine_path, data_folder_problem
+from .confine import confine_path, data_folder_problem, server_data_note
 from .guard import call_or_stop
 from .model_picker import model_label, pick_model
 from .uploads import safe_name
@@ -74,7 +74,7 @@ def upload_help() -> None:
 
     st.markdown("Each row is one training example; its column names say its kind (JSON lines, "
                 "CSV, TSV or Parquet):")
-    st.dataframe(pd.DataFrame(kinds_table()), hide_index=True, key="train-kinds")
+    st.table(pd.DataFrame(kinds_table()), hide_index=True)  # wraps: the example rows fit
     for where, kind in zip(st.columns(len(EXAMPLES)), EXAMPLES, strict=True):
         where.download_button(f"Example {kind} file", example_jsonl(kind),
                               file_name=f"example-{kind}.jsonl", mime="application/jsonl",
@@ -92,6 +92,9 @@ def choose_source(config: AppConfig) -> Source:
 
         recipes = shipped_recipes()
         name = st.selectbox("Recipe (recipes/)", list(recipes), key="train-recipe")
+        st.caption("A recipe trains on public data sets it expects in the data folder "
+                   f"`{config.data_root}` (BERTSCOPE_DATA; a fresh clone of the repository has "
+                   "none: the recipe says what to get where it is missing).")
         path = recipes[name]
         missing = call_or_stop(missing_recipe_data, path, config.data_root,
                                what=f"Cannot use recipe {name}")
@@ -116,6 +119,8 @@ def choose_source(config: AppConfig) -> Source:
     if how == SOURCES[1]:
         if problem := data_folder_problem(config.data_root):
             st.warning(problem)
+        else:
+            st.caption(server_data_note(config.data_root, "training files"))
         typed = st.text_input(f"Path inside {config.data_root}", key="train-path",
                               help="Scored or binary pairs, NLI pairs or triplets: .jsonl, "
                                    ".csv, .tsv or .parquet with named columns.")
@@ -200,6 +205,32 @@ def run_folder(config: AppConfig, suggested: str) -> Path:
     return out
 
 
+@st.cache_data(show_spinner="Working out the dev split…")
+def _dev_split(path: str, mtime: float, pairs: int) -> tuple[int, int] | str:
+    from training.errors import TrainingError
+    from training.run_plan import dev_split_sizes
+
+    try:
+        return dev_split_sizes(path, pairs)
+    except TrainingError as exc:
+        return str(exc)
+
+
+def dev_split_note(where, path: Path, pairs: int) -> str | None:
+    """Under the dev-pairs field, before anything starts: how many pairs each side gets (pairs
+    sharing a sentence stay together, so a file that repeats its sentences may give fewer), or
+    why no split exists (then the refusal, which keeps Start disabled)."""
+    split = _dev_split(str(path), Path(path).stat().st_mtime, pairs)
+    if isinstance(split, str):
+        where.error(split)
+        return "the dev set: see the message under it"
+    train, dev = split
+    fewer = (f", not {pairs}: pairs that share a sentence stay on one side" if dev != pairs
+             else "")
+    where.caption(f"Dev set: {dev:,} pairs held out{fewer}; {train:,} left to train on.")
+    return None
+
+
 def plan_and_start(runner, config: AppConfig) -> None:
     """The whole form, then Start: submits the fit job and reruns the page, which shows it."""
     from training.jobs import fit_job
@@ -223,6 +254,9 @@ def plan_and_start(runner, config: AppConfig) -> None:
                 min(500, source.data.rows // 5), key=f"train-dev-{source.name}",
                 help="Scored as the run trains (the evaluation curve), never trained on; "
                      "pairs that share a sentence stay on one side. 0: no dev set."))
+            if dev_pairs:
+                problem = dev_split_note(left, source.data.path, dev_pairs)
+                problems += [problem] if problem else []
         else:
             left.caption(f"No dev set: {source.data.kind} data has no scores to rank by, or the "
                          "file is not JSONL (what a held-out part is cut from); the loss curve "

@@ -99,7 +99,7 @@ if mode != "lexical":
                                  encoder.tokenizer.unk_token, "this query")
     if unreadable:
         st.warning(unreadable)
-        offer_a_reader(config, query, name)
+        offer_a_reader(config, query, name, index)
 options = {"k": k, "mode": mode, "fusion": fusion, "filter": where}
 if other is None:
     with st.spinner("Searching…"):

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 from appkit.backends import fidelity_text
 from appkit.config import AppConfig
-from appkit.confine import confine_path, data_folder_problem
+from appkit.confine import confine_path, data_folder_problem, server_data_note
 from appkit.default_zh import offer_chinese_index
 from appkit.discovery import default_position, find_indexes, label
 from appkit.documents import offer_documents
@@ -63,6 +63,8 @@ source = st.radio("Corpus", ["A file on the server", "Upload a file"], horizonta
 if source == "A file on the server":
     if problem := data_folder_problem(config.data_root):
         st.warning(problem)
+    else:
+        st.caption(server_data_note(config.data_root, "corpus files"))
     typed = st.text_input(f"Path inside {config.data_root}", key="build-path",
                           help="A .jsonl/.csv/.tsv/.parquet/.json file, a BEIR folder, or a "
                                "folder of .txt/.md files.")

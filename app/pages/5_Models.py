@@ -7,6 +7,7 @@ import streamlit as st
 from appkit.backends import CAPTION, fidelity_text
 from appkit.config import AppConfig
 from appkit.discovery import find_trained_models, label
+from appkit.heads import heads_cell
 from appkit.links import page_link
 from appkit.resources import backend_cells, get_encoder
 from appkit.startup import load_libraries
@@ -19,19 +20,23 @@ st.title("Models")
 load_libraries()
 from common.jobs import JobRunner  # noqa: E402
 from encoder import BUNDLED, FIDELITY_GATE  # noqa: E402  (after the title: see appkit/startup.py)
-from encoder.heads import bundled_heads_dir  # noqa: E402
 from encoder.heads_quality import heads_summary  # noqa: E402
-from training.report import METRICS_FILE, read_metrics, run_curves  # noqa: E402
+from training.report import (  # noqa: E402
+    METRICS_FILE,
+    read_metrics,
+    result_summary,
+    run_curves,
+)
 
 config = AppConfig.from_env()
 
 st.subheader("Bundled (offline, from pip packages)")
-st.dataframe(pd.DataFrame([
+st.table(pd.DataFrame([  # a table wraps its cells: no column is cut off on the right
     {"name": m.name, "languages": ", ".join(m.languages), "package": m.package,
-     **backend_cells(m.name), "MLM head": heads_summary(bundled_heads_dir(m.name)),
+     **backend_cells(m.name), "MLM head": heads_cell(m.name),
      "description": m.description}
     for m in BUNDLED.values()
-]), width="stretch", hide_index=True)
+]), hide_index=True)
 st.caption("Neither bundled model ships with a masked-language-model head: they are sentence "
            "encoders (Sentence-BERT style), not raw MLM-pretrained BERTs. An MLM head listed as "
            "BERTScope's was trained here on the frozen encoder (the Pretraining page, or "
@@ -51,16 +56,15 @@ if not trained:
 unfinished_runs(JobRunner())
 runs = {label(p, config.runs_root): (p, read_metrics(p)) for p in trained}
 if runs:
-    st.dataframe(pd.DataFrame([
+    st.table(pd.DataFrame([
         {"folder": name, "base model": (m or {}).get("model", "?"),
          "pooling": (m or {}).get("pooling", "?"),
-         "dev Spearman before": ((m or {}).get("dev_before") or {}).get("spearman"),
-         "dev Spearman after": ((m or {}).get("dev_after") or {}).get("spearman"),
+         "result": result_summary(m),  # an adapted model's check, a fine-tune's dev scores
          "finished": (m or {}).get("finished_at", "not finished"),
          "MLM head": heads_summary(folder),
          **backend_cells(str(folder))}
         for name, (folder, m) in runs.items()
-    ]), width="stretch", hide_index=True)
+    ]), hide_index=True)
 
 st.divider()
 choices = [*BUNDLED, *runs]

@@ -29,7 +29,15 @@ from .layout import (
     section_span,
     segment_spans,
 )
-from .read import DOCUMENT_EXTENSIONS, MAX_FILE_MB, READERS, file_stamp, modified_text, read_file
+from .read import (
+    DOCUMENT_EXTENSIONS,
+    MAX_FILE_MB,
+    READERS,
+    file_stamp,
+    is_file_document,
+    modified_text,
+    read_file,
+)
 from .records import FileDocument, Parsed, ReadError, Segment
 
 __all__ = [
@@ -46,6 +54,7 @@ __all__ = [
     "citation",
     "file_stamp",
     "folder_files",
+    "is_file_document",
     "join_segments",
     "matches",
     "modified_text",

@@ -4,7 +4,9 @@ outline (bookmarks), else by headings found by font size and weight (`pdf_sectio
 with no text layer read by OCR (`ocr`, by `--ocr`). One segment a page and section, pages
 1-based. Chosen over pdfminer.six and pypdf by bench/ingest_readers.py (speed and text quality
 on generated PDFs; PyMuPDF was not considered: it is AGPL). A PDF with no text (a scan with OCR
-off), a password, or damage is a `ReadError`, never an empty document.
+off), a password, or damage is a `ReadError`, never an empty document. Filled form fields
+join their page's text as lines after it (`pdf_forms`: a page's text layer holds none of them);
+pages left without text among pages with text (OCR off or failed) are named in a note.
 
 `page_reading` is the one way a page becomes text: reading a file and highlighting a chunk on
 its page both call it, so the characters under a chunk are the ones it was read from."""
@@ -15,6 +17,7 @@ import ctypes
 from dataclasses import dataclass, field
 
 from .ocr import LANGS, OcrPage, check_mode
+from .pdf_forms import form_lines, forms_of
 from .pdf_lines import (
     Line,
     PageText,
@@ -221,13 +224,16 @@ def read_pdf(data: bytes, ocr: str = "auto", langs: str = LANGS) -> Parsed:
     check_mode(ocr)
     doc = open_pdf(data)
     try:
-        pages, sizes, scanned = [], [], []
+        pages, sizes, scanned, forms = [], [], [], []
+        form = forms_of(doc)
         for page in doc:
             try:
                 sizes.append(page.get_size())
                 lines = page_lines(page) if ocr != "force" else []
                 pages.append(lines)
-                scanned.append(not lines and (ocr == "force" or has_images(page)))
+                forms.append(form_lines(form, page) if form is not None else [])
+                scanned.append(not lines and not forms[-1]
+                               and (ocr == "force" or has_images(page)))
             finally:
                 page.close()
         marks = outline(doc, len(pages))
@@ -251,6 +257,8 @@ def read_pdf(data: bytes, ocr: str = "auto", langs: str = LANGS) -> Parsed:
         doc.close()
     if not pages:
         raise ReadError("PDF with no pages")
+    for text, fields in zip(texts, forms, strict=True):
+        with_fields(text, fields)
     headings: list[list[Heading]] = outline_or_headings(marks, texts, read)
     segments = section_segments(texts, headings)
     if not any(s.text.strip() for s in segments):
@@ -264,7 +272,40 @@ def read_pdf(data: bytes, ocr: str = "auto", langs: str = LANGS) -> Parsed:
     if read:
         layout["ocr"] = {str(n): p.confidence for n, p in read.items()}
     return Parsed(FORMAT, segments, title, {"pages": len(pages)}, layout=layout, ocr=read,
-                  notes=tuple(notes))
+                  notes=(*notes, *_blank_pages(texts, scanned, ocr)))
+
+
+def with_fields(text: PageText, fields: list[str]) -> None:
+    """A page's filled form fields as lines after its text (no character boxes: a highlight
+    marks none of them)."""
+    for line in fields:
+        if text.text:
+            text.add("\n")
+        text.add(line)
+
+
+def _blank_pages(texts: list[PageText], scanned: list[bool], ocr: str) -> tuple[str, ...]:
+    """A note naming the pages left with no text among pages with text, when any are: those
+    OCR tried have their own note (`ocr_page`); a scan with OCR off, or a page with nothing
+    drawn on it."""
+    tried = ocr != "off"
+    blank = [n for n, (t, s) in enumerate(zip(texts, scanned, strict=True), start=1)
+             if not t.text.strip() and not (s and tried)]
+    if not blank:
+        return ()
+    scans = [n for n in blank if scanned[n - 1]]
+    return tuple(note for pages, why in (
+        (scans, "no text layer (scanned?): not read; read it with --ocr auto (Tesseract)"),
+        ([n for n in blank if not scanned[n - 1]], "no text layer and no image (blank?)"))
+        if (note := _pages_note(pages, len(texts), why)))
+
+
+def _pages_note(pages: list[int], total: int, why: str) -> str:
+    if not pages:
+        return ""
+    shown = ", ".join(map(str, pages[:10])) + (f" and {len(pages) - 10} more"
+                                               if len(pages) > 10 else "")
+    return f"page{'s' if len(pages) > 1 else ''} {shown} of {total}: {why}"
 
 
 def outline_or_headings(marks, texts: list[PageText], read: dict[int, OcrPage]

@@ -123,14 +123,23 @@ def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB, *,
         raise ReadError("no text in it")
     kept, note = declared(parsed.metadata)
     sha256 = hashlib.sha256(data).hexdigest()
+    notes = (*parsed.notes, *((note,) if note else ()))
     metadata = {**kept, "source": rel, "format": parsed.format,
                 "modified": modified_text(before.st_mtime_ns), "bytes": len(data),
                 "sha256": sha256, LAYOUT_KEY: {**parsed.layout, **layout}}
     if parsed.ocr:
         keep_ocr(sha256, parsed.ocr)
     title = parsed.title.strip() or Path(rel).stem
-    notes = ((note,) if note else ()) + parsed.notes
     return FileDocument(rel, text, title, metadata, notes=notes)
+
+
+def is_file_document(doc_id: str, metadata: dict) -> bool:
+    """Whether an index's document is one `read_file` made from file `doc_id` (what `sync` may
+    update or remove): its `source` is its id and it carries its content's sha256. No corpus
+    row or write may set these names (`common.metadata`); a row of an index built before that
+    rule that carries its own `source` (a crawler's URL) and `sha256` is not one."""
+    return metadata.get("source") == doc_id and isinstance(metadata.get("sha256"), str) \
+        and isinstance(metadata.get("modified"), str)
 
 
 def file_stamp(path: Path) -> tuple[int, str] | None:

@@ -31,7 +31,8 @@ class Parsed:
     `metadata` the file declares (Markdown front matter, a PDF's page count), `layout`: what
     the document's layout keeps beside its spans (a PDF's dropped running lines, each OCR'd
     page's confidence), `ocr`: the pages read by OCR ({page: OcrPage}, their word boxes kept for
-    highlighting), `notes`: what was left out, one line each."""
+    highlighting), `notes`: what the reader could not read or left out (a part it skipped, a
+    field it left out, a charset it guessed), one line each (the report's)."""
 
     format: str
     segments: list[Segment]

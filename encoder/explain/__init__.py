@@ -4,9 +4,9 @@
 Always runs on the torch model (gradients); `ExplainError` names what to change otherwise.
 """
 
-from .api import DEFAULT_STEPS, METHODS, explain, work_units
+from .api import DEFAULT_STEPS, METHODS, explain, occlusion_work, work_units
 from .explanation import Explanation, sum_words
 from .side import ExplainError
 
 __all__ = ["DEFAULT_STEPS", "METHODS", "ExplainError", "Explanation", "explain", "sum_words",
-           "work_units"]
+           "occlusion_work", "work_units"]

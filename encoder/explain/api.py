@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -42,17 +43,19 @@ def explain(encoder: EncoderLike, a: str, b: str, *, method: str = "integrated-j
     sa = make_side(encoder, a, "a", prompt_a)
     sb = make_side(encoder, b, "b", prompt_b)
     check_work(method, steps, sa, sb)  # steps and steps x tokens bounded (bounds.py)
+    started = time.perf_counter()
     if method == "occlusion":
         parts = occlusion(encoder, sa, sb)
         steps = 0
     else:
         parts = _jacobians(encoder, embeddings, sa, sb, steps, progress)
+    seconds = time.perf_counter() - started
     return Explanation(method=method, text_a=sa.text, text_b=sb.text, tokens_a=sa.tokens,
                        tokens_b=sb.tokens, words_a=sa.words, words_b=sb.words, steps=steps,
                        backend=encoder.backend,
                        backend_score=_backend_score(encoder, (a, prompt_a), (b, prompt_b),
                                                     parts["score"]),
-                       **parts)
+                       seconds=seconds, **parts)
 
 
 def _backend_score(encoder: EncoderLike, a: tuple[str, str | None], b: tuple[str, str | None],
@@ -75,6 +78,17 @@ def work_units(encoder: EncoderLike, a: str, b: str, *, steps: int = DEFAULT_STE
     sa = make_side(encoder, a, "a", prompt_a)
     sb = make_side(encoder, b, "b", prompt_b)
     return steps * (_cost(sa) + _cost(sb))
+
+
+def occlusion_work(encoder: EncoderLike, a: str, b: str, *, prompt_a: str | None = None,
+                   prompt_b: str | None = None) -> int:
+    """The token passes an occlusion of `a` and `b` makes (`estimate.occlusion_units`), worked
+    out from the texts alone, before it runs."""
+    from .estimate import occlusion_units
+
+    sa = make_side(encoder, a, "a", prompt_a)
+    sb = make_side(encoder, b, "b", prompt_b)
+    return occlusion_units(len(sa.tokens), len(sa.words), len(sb.tokens), len(sb.words))
 
 
 def _cost(side: Side) -> int:

@@ -31,6 +31,16 @@ class Explanation:
     steps: int  # integration points (0 for occlusion)
     backend: str = "torch"  # what the encoder's `encode` (and so an index's hits) runs on
     backend_score: float = float("nan")  # the cosine `encode` gives there (= score on torch)
+    seconds: float = float("nan")  # what computing it took (the torch model's load not counted)
+
+    @property
+    def units(self) -> int:
+        """Token passes an occlusion of these texts makes (`estimate.occlusion_units`): with
+        `seconds`, the pace this machine explains at now."""
+        from .estimate import occlusion_units
+
+        return occlusion_units(len(self.tokens_a), len(self.words_a), len(self.tokens_b),
+                               len(self.words_b))
 
     @property
     def score_gap(self) -> float:

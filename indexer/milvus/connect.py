@@ -16,7 +16,7 @@ import os
 import threading
 from pathlib import Path
 
-from ..errors import IndexerError
+from ..errors import IndexerError, UnavailableError
 from .address import MilvusAddress
 
 CONNECT_TIMEOUT_S = 10.0  # default; BERTSCOPE_MILVUS_TIMEOUT_S sets another
@@ -81,8 +81,9 @@ def connect(address: MilvusAddress, *, timeout: float | None = None, create: boo
                                "may hold it (milvus-lite serves one process per .db file; for "
                                "several, serve it with `milvus-lite server` or run a Milvus "
                                "server)") from None
-        raise IndexerError(f"cannot reach Milvus at {address.uri} (waited at most {timeout:g} s): "
-                           f"{reason}") from None
+        raise UnavailableError(f"cannot reach Milvus at {address.uri} (waited at most "
+                               f"{timeout:g} s): {reason}; start the server, or check the "
+                               "address") from None
 
 
 def _check_writable(path: Path) -> None:

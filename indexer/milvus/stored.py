@@ -70,6 +70,9 @@ class StoredRows:
 
     def scan(self, expr: str, fields: list[str]) -> Iterator[dict]:
         """The chunk rows meeting `expr`, paged by chunk id (an integer: safe to page by)."""
+        # milvus-lite keeps no MVCC timestamps: pymilvus's iterator warns so on every scan, on
+        # the user's terminal (a sync printed it). Set here, each time: importing pymilvus
+        # resets its loggers' levels, so a level set at import of this module did not hold
         logging.getLogger(ITERATOR_LOG).setLevel(logging.ERROR)
         it = self.client.query_iterator(self.chunks, batch_size=1000, filter=expr,
                                         output_fields=fields)

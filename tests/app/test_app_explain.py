@@ -49,3 +49,21 @@ def test_explained_text_stays_escaped(page, with_indexes):
     assert_clean(at)
     shaded = [h.proto.body for h in at.get("html") if '<span title="' in h.proto.body]
     assert shaded and "<script>" not in shaded[0] and "&lt;" in shaded[0]
+
+
+def test_the_times_said_before_starting_are_this_machine_s_now(page, with_indexes, monkeypatch):
+    """Issue 52: the occlusion's time is scaled by the load per core now, and the exact
+    method's button gives the pace the occlusion of this chunk just ran at."""
+    import os
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (24.0, 0.0, 0.0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    at = page("search")
+    at.text_input(key="search-query").set_value("rising oil prices").run()
+    said = [t for t in texts(at.caption) if t.startswith("Occlusion re-encodes")]
+    assert said and "token passes): about " in said[0]
+    assert "at this machine's load now (12.0 per core" in said[0]
+    at = explain_first_hit(page, "rising oil prices", exact=False)
+    (button, *_) = [b for b in at.button if str(b.key).startswith("why-exact-")]
+    assert "at this machine's pace now" in button.label and "25 s" not in button.label
+    assert "took" in button.help and "just now" in button.help

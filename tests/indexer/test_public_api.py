@@ -17,9 +17,9 @@ def test_public_api_is_pinned():
         "EncoderMismatchError", "FolderIndex", "FoundIndex", "Hit", "IndexLocation",
         "IndexStats", "IndexerError", "MigrationReport", "MilvusIndex", "Movement",
         "QueryError", "SearchRun", "SemanticIndex", "SkippedRow", "StoredBatch", "SyncReport",
-        "build_index", "chunk_documents", "compare", "default_index", "find_indexes", "fuse",
-        "locate", "migrate", "open_index", "rank_movements", "read_corpus", "rebuild_index",
-        "rrf", "search_run", "sync_folder",
+        "UnavailableError", "build_index", "chunk_documents", "compare", "default_index",
+        "find_indexes", "fuse", "locate", "migrate", "open_index", "rank_movements",
+        "read_corpus", "rebuild_index", "rrf", "search_run", "sync_folder",
     ])
     errors = [n for n in indexer.__all__ if n.endswith("Error")]
     assert all(issubclass(getattr(indexer, n), indexer.IndexerError) for n in errors)

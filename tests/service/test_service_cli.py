@@ -25,13 +25,37 @@ from service.cli import main
     (["--request-timeout", "-3"], "--request-timeout"),
     (["--api-key-file", "{short}"], "at least 16 characters"),
     (["--api-key-file", "{missing}"], "--api-key-file"),
+    # issue 52, class 7: each once broke a running server or named neither flag nor value
+    (["--batching", "--batch-wait-ms", "inf"], "argument --batch-wait-ms: must be a finite"),
+    (["--batch-wait-ms", "5000"], "argument --batch-wait-ms: must be <= 1000"),
+    (["--idle-timeout", "1e-9"], "argument --idle-timeout: must be >= 0.5"),
+    (["--request-timeout", "nan"], "argument --request-timeout: must be a finite"),
+    (["--host", "not a host!"], "argument --host: 'not a host!' is neither"),
+    (["--host", "999.1.1.1"], "argument --host"),
+    (["--index-root", "{short}"], "--index-root {short} is a file"),
 ])
-def test_bad_flags_are_one_error_line(tmp_path, argv, says):
+def test_bad_flags_are_one_error_line(tmp_path, capsys, argv, says):
     (tmp_path / "short").write_text("abc\n")
-    argv = [a.format(short=tmp_path / "short", missing=tmp_path / "none") for a in argv]
+    names = {"short": tmp_path / "short", "missing": tmp_path / "none"}
+    argv = [a.format(**names) for a in argv]
     with pytest.raises(SystemExit) as stopped:
         main(["--index-root", str(tmp_path), *argv])
-    assert str(stopped.value).startswith("error: ") and says in str(stopped.value)
+    said = str(stopped.value) if stopped.value.code != 2 else capsys.readouterr().err
+    assert "error: " in said and says.format(**names) in said, said
+
+
+@pytest.mark.parametrize("changes, says", [
+    ({"max_wait_ms": float("inf")}, "max_wait_ms"),
+    ({"idle_timeout_s": 1e-9}, "idle_timeout_s"),
+    ({"request_timeout_s": float("nan")}, "request_timeout_s"),
+    ({"max_batch_texts": 0}, "max_batch_texts"),
+])
+def test_a_library_config_no_server_can_run_by_is_refused(changes, says):
+    """The same bounds hold for `create_app(ServiceConfig(...))` as for the flags."""
+    from service import ServiceConfig
+
+    with pytest.raises(ValueError, match=says):
+        ServiceConfig(**changes)
 
 
 def test_searches_run_on_the_faiss_threads_asked_for(thread_server, monkeypatch):

@@ -62,3 +62,43 @@ def test_materialised_parts_and_their_record(tmp_path):
     lines = record["parts"]["heldout"]["lines"]
     assert [rows[n - 1] for n in lines] == got["heldout"]  # 1-based source line numbers
     assert materialise(source, HoldoutSpec(7, {"heldout": 10}), tmp_path / "cache") == files
+
+
+def _repeating(n_pairs: int, sentences: int, step: int) -> list[dict]:
+    """Scored pairs over few sentences, each in several pairs (a newcomer's uploaded file)."""
+    return [{"sentence1": f"sentence {i % sentences}",
+             "sentence2": f"sentence {(i + step) % sentences}", "score": i % 5}
+            for i in range(n_pairs)]
+
+
+def test_a_file_whose_pairs_all_share_sentences_is_refused_before_training(tmp_path):
+    """Issue 52: 60 scored pairs over 20 repeated sentences form one connected group; the split
+    gave it all to the dev set and the run failed 18 s in with "train.jsonl: no rows"."""
+    from training.run_plan import dev_split_sizes
+
+    source = tmp_path / "upload.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in _repeating(60, 20, 3)))
+    with pytest.raises(TrainingError, match="form 1 connected group, the largest of 60 pairs"):
+        dev_split_sizes(source, 12, cache=tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()  # worked out, nothing written
+
+
+def test_a_large_group_dealt_first_no_longer_takes_the_whole_file(tmp_path):
+    """Groups of 50, 5, 3 and 2 pairs and 12 asked: whichever order the seed deals them in,
+    training keeps its rows and the dev set gets the groups that fit."""
+    from training.run_plan import dev_split_sizes
+
+    rows = (_repeating(50, 10, 1) + [{**r, "sentence1": "b" + r["sentence1"],
+                                      "sentence2": "b" + r["sentence2"]}
+                                     for r in _repeating(5, 5, 1)]
+            + [{**r, "sentence1": "c" + r["sentence1"], "sentence2": "c" + r["sentence2"]}
+               for r in _repeating(3, 3, 1)]
+            + [{**r, "sentence1": "d" + r["sentence1"], "sentence2": "d" + r["sentence2"]}
+               for r in _repeating(2, 2, 1)])
+    assert sorted(map(len, group_pairs(rows))) == [2, 3, 5, 50]
+    for seed in range(8):
+        parts = split_rows(rows, HoldoutSpec(seed, {"select": 12}))
+        assert len(parts["train"]) >= 50 and 1 <= len(parts["select"]) <= 12, seed
+    source = tmp_path / "upload.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert dev_split_sizes(source, 12, cache=tmp_path / "cache") == (50, 10)

@@ -22,18 +22,20 @@ from .workspace import Workspace  # noqa: E402
 def all_cases() -> list:
     from . import (
         cases_app,
+        cases_flags,
         cases_indexer_cli,
         cases_library,
         cases_messages,
         cases_mlm_cli,
         cases_pages,
+        cases_readers,
         cases_service,
         cases_training_cli,
         cases_trust,
         cases_writes,
     )
 
-    minilm, case = cases_library._minilm, cases_indexer_cli._case
+    minilm, case = cases_library.shared_minilm, cases_indexer_cli._case
     third = [*cases_writes.library_cases(minilm), *cases_messages.TRAINING,  # issue 41; each
              *cases_writes.encoder_cases(minilm), *cases_messages.ENCODER,  # joins the table
              *[c for cs in cases_writes.cli_cases(case, minilm, cases_indexer_cli.M).values()
@@ -42,7 +44,10 @@ def all_cases() -> list:
              *cases_messages.JOBS,
              *cases_trust.library_cases(minilm), *cases_trust.cli_cases(minilm),  # issue 52
              *cases_trust.service_cases(), *cases_trust.BERTSCOPE_APP,
-             *cases_pages.CASES]  # issue 51
+             *cases_pages.CASES,  # issue 51
+             *cases_readers.library_cases(), *cases_readers.nan_model_cases(),  # issue 52,
+             *cases_readers.sync_cases(), *cases_readers.training_cases(),  # fourth round
+             *cases_flags.SERVICE_FLAGS, *cases_flags.service_cases(), *cases_flags.WORDS]
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],

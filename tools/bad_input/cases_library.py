@@ -12,7 +12,7 @@ from .probe import Case, call
 ENC: dict = {}  # one minilm for every encoder case
 
 
-def _minilm():
+def shared_minilm():
     if "minilm" not in ENC:
         from encoder import load_encoder
 
@@ -23,7 +23,7 @@ def _minilm():
 def _ix(ws):
     from indexer import SemanticIndex
 
-    return SemanticIndex.open(ws.fresh(), encoder=_minilm())
+    return SemanticIndex.open(ws.fresh(), encoder=shared_minilm())
 
 
 def _lib(entry: str):
@@ -38,7 +38,7 @@ def _build(**kw):
 
     def run(ws):
         args = {"corpus": [{"id": "a", "text": "x"}], "out": ws.root / "lib-out",
-                "model": _minilm(), **kw}
+                "model": shared_minilm(), **kw}
         return build_index(args.pop("corpus"), args.pop("out"), **args)
 
     return run
@@ -123,13 +123,13 @@ INDEXER = [
     i("build_index(..., backend=None)", _build(model="minilm", backend=None)),
     i("build_index(an Encoder, backend= another than it runs)",
       lambda ws: _build(backend=next(b for b in ("onnx", "torch")
-                                     if b != _minilm().backend))(ws)),
+                                     if b != shared_minilm().backend))(ws)),
     i("SemanticIndex.open(idx, backend='onnx8')",
       lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), backend="onnx8")),
     i("SemanticIndex.open(idx, backend=3)",
       lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), backend=3)),
     i("SemanticIndex.open(idx, encoder=minilm, backend='torch') (both)",
-      lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), encoder=_minilm(),
+      lambda ws: __import__("indexer").SemanticIndex.open(ws.fresh(), encoder=shared_minilm(),
                                                           backend="torch")),
     i("rebuild_index(idx, out, model='minilm', backend='ONNX')",
       lambda ws: __import__("indexer").rebuild_index(ws.fresh(), ws.root / "lib-rebuilt",
@@ -228,38 +228,38 @@ ENCODER = [
     e("check_backend('auto', allow_auto=False) (an index records a real backend)",
       lambda ws: __import__("encoder").check_backend("auto", allow_auto=False)),
     e("query_backend_error('gpu', 1.0, encoder) (an unknown index backend)",
-      lambda ws: __import__("encoder").query_backend_error("gpu", 1.0, _minilm()),
+      lambda ws: __import__("encoder").query_backend_error("gpu", 1.0, shared_minilm()),
       expect="accepted", note="returns the message that refuses the query"),
-    e("encode(None)", lambda ws: _minilm().encode(None)),
-    e("encode([])", lambda ws: _minilm().encode([]).shape, expect="accepted",
+    e("encode(None)", lambda ws: shared_minilm().encode(None)),
+    e("encode([])", lambda ws: shared_minilm().encode([]).shape, expect="accepted",
       note="an empty (0, 384) array"),
-    e("encode(['ok', ''])", lambda ws: _minilm().encode(["ok", ""])),
-    e("encode(['ok', 3])", lambda ws: _minilm().encode(["ok", 3])),
-    e("encode('x', batch_size=0)", lambda ws: _minilm().encode("x", batch_size=0)),
-    e("encode('x', prompt='qurey')", lambda ws: _minilm().encode("x", prompt="qurey")),
-    e("encode(b'bytes')", lambda ws: _minilm().encode(b"bytes")),
-    e("inspect('')", lambda ws: _minilm().inspect("")),
-    e("inspect(None)", lambda ws: _minilm().inspect(None)),
-    e("inspect('a', text_pair=5)", lambda ws: _minilm().inspect("a", 5)),
-    e("word_trajectory([], 'apple')", lambda ws: _minilm().word_trajectory([], "apple")),
+    e("encode(['ok', ''])", lambda ws: shared_minilm().encode(["ok", ""])),
+    e("encode(['ok', 3])", lambda ws: shared_minilm().encode(["ok", 3])),
+    e("encode('x', batch_size=0)", lambda ws: shared_minilm().encode("x", batch_size=0)),
+    e("encode('x', prompt='qurey')", lambda ws: shared_minilm().encode("x", prompt="qurey")),
+    e("encode(b'bytes')", lambda ws: shared_minilm().encode(b"bytes")),
+    e("inspect('')", lambda ws: shared_minilm().inspect("")),
+    e("inspect(None)", lambda ws: shared_minilm().inspect(None)),
+    e("inspect('a', text_pair=5)", lambda ws: shared_minilm().inspect("a", 5)),
+    e("word_trajectory([], 'apple')", lambda ws: shared_minilm().word_trajectory([], "apple")),
     e("word_trajectory(['an apple'], 'pear')",
-      lambda ws: _minilm().word_trajectory(["an apple", "a pie"], "pear")),
+      lambda ws: shared_minilm().word_trajectory(["an apple", "a pie"], "pear")),
     e("word_trajectory('an apple', 'apple') (a string)",
-      lambda ws: _minilm().word_trajectory("an apple", "apple")),
+      lambda ws: shared_minilm().word_trajectory("an apple", "apple")),
     e("word_trajectory(['an apple', 'apples'], '')",
-      lambda ws: _minilm().word_trajectory(["an apple", "apples"], "")),
-    e("explain(a, b, steps=5000)", lambda ws: _minilm().explain("a cat", "a dog", steps=5000),
+      lambda ws: shared_minilm().word_trajectory(["an apple", "apples"], "")),
+    e("explain(a, b, steps=5000)", lambda ws: shared_minilm().explain("a cat", "a dog", steps=5000),
       note="refused at once, naming the bound (it ran for minutes)"),
-    e("explain(a, b, steps=10**6)", lambda ws: _minilm().explain("a cat", "a dog",
+    e("explain(a, b, steps=10**6)", lambda ws: shared_minilm().explain("a cat", "a dog",
                                                                   steps=10**6),
       note="refused at once (Gauss-Legendre asked for 7 TiB)"),
     e("explain(two long texts, steps=200) (steps x tokens over the bound)",
-      lambda ws: _minilm().explain("word " * 100, "text " * 100, steps=200)),
+      lambda ws: shared_minilm().explain("word " * 100, "text " * 100, steps=200)),
     e("load_beir(None, 'test')", lambda ws: __import__("metrics").load_beir(None, "test")),
     e("ndcg_at_k(run, qrels, k=0)", lambda ws: __import__("metrics")
       .ndcg_at_k({"q": {"d": 1.0}}, {"q": {"d": 1}}, 0)),
 ]
 
-ODD_INDEXER, ODD_ENCODER = library_cases(i, e, _minilm)
+ODD_INDEXER, ODD_ENCODER = library_cases(i, e, shared_minilm)
 ENTRIES = {"indexer library": INDEXER + ODD_INDEXER, "training library": TRAINING,
            "encoder library": ENCODER + ODD_ENCODER}

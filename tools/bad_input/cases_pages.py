@@ -92,7 +92,7 @@ def _files_index(ws):
         _two_page_pdf(folder / "guide.pdf")
         (folder / "notes.md").write_text("# Notes\n\nCrude oil prices rose.\n",
                                          encoding="utf-8")
-        sync_folder(folder, root, model=cases_library._minilm(), preset="flat")
+        sync_folder(folder, root, model=cases_library.shared_minilm(), preset="flat")
     return root
 
 
@@ -118,7 +118,7 @@ def _two_page_pdf(path) -> None:
 
 def _get(path: str, *, change_file: bool = False):
     """A case runner: GET `path` ({CHUNK}: a chunk of guide.pdf) on the service."""
-    from .cases_service import answered, service_client
+    from .service_http import answered, service_client
 
     def run(ws) -> Outcome:
         _files_index(ws)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,7 +54,7 @@ def _client(ws):
 
         from service import ServiceConfig, create_app
 
-        from .cases_service import KEY
+        from .service_http import KEY
 
         app = create_app(ServiceConfig(index_root=_hostile_root(ws), api_key=KEY))
         _clients[key] = TestClient(app, raise_server_exceptions=False)
@@ -89,7 +88,7 @@ def _asked(method: str, path: str, body=None) -> Callable[..., Outcome]:
     """One request to the hostile root's service; quoting the secret marks the row."""
 
     def run(ws) -> Outcome:
-        from .cases_service import KEY, answered
+        from .service_http import KEY, answered
 
         headers = {"Authorization": f"Bearer {KEY}", "content-type": "application/json"}
         response = _client(ws).request(method, path, headers=headers,
@@ -222,9 +221,8 @@ def _app(*argv: str) -> Callable[..., Outcome]:
         from bertscope import cli as bertscope
 
         seen: list[list[str]] = []
-        real = bertscope.subprocess.run
-        bertscope.subprocess.run = lambda cmd, **kw: seen.append(cmd) or \
-            subprocess.CompletedProcess(cmd, 0)
+        real = bertscope._run_child
+        bertscope._run_child = lambda cmd, env: seen.append(cmd) or 0
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err):
@@ -232,7 +230,7 @@ def _app(*argv: str) -> Callable[..., Outcome]:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         finally:
-            bertscope.subprocess.run = real
+            bertscope._run_child = real
         if code:
             lines = [x for x in err.getvalue().splitlines() if "error:" in x] or [""]
             return Outcome(f"exit {code}", lines[-1], refused=True, code=code,

@@ -78,7 +78,7 @@ def _first_error(out: str, err: str, code: int | None) -> str:
             return line
     notes = [x for x in lines if x.lower().startswith(("warning", "not in the index",
                                                        "replaced:", "skipped ", "no document",
-                                                       "failed ", "note "))]
+                                                       "failed ", "note ", "note:"))]
     outs = [x.strip() for x in out.splitlines() if x.strip()]
     if outs and code in (0, 3):
         return " · ".join([outs[-1], *notes])
@@ -98,8 +98,10 @@ def cli(name: str, *argv: str) -> Callable[..., Outcome]:
         with redirect_stdout(out), redirect_stderr(err):
             try:
                 code = main(args)
-            except SystemExit as exc:  # argparse
+            except SystemExit as exc:  # argparse; SystemExit("error: ...") prints its text
                 code = exc.code if isinstance(exc.code, int) else 1
+                if isinstance(exc.code, str):
+                    err.write(exc.code + "\n")
             except Exception as exc:  # noqa: BLE001 - what the user would see as a traceback
                 return Outcome("traceback", f"{type(exc).__name__}: {exc}", traceback=True,
                                refused=True)

@@ -13,6 +13,7 @@ from .cases_indexer_documents import LINKS
 from .cases_indexer_odd import FILES as ODD_FILES
 from .cases_messages import FILES as MESSAGE_FILES
 from .cases_pages import FILES as PAGE_FILES
+from .cases_readers import FILES as READER_FILES
 from .cases_trust import FILES as TRUST_FILES
 from .cases_vectors import FILES as VECTOR_FILES
 from .cases_writes import FILES as WRITE_FILES
@@ -150,7 +151,7 @@ class Workspace:
         self.root = root
         for rel, content in {**FILES, **BEIR, **ODD_FILES, **WRITE_FILES, **MESSAGE_FILES,
                              **DOCUMENT_FILES, **VECTOR_FILES, **TRUST_FILES,
-                             **PAGE_FILES}.items():
+                             **PAGE_FILES, **READER_FILES}.items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
