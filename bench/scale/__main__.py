@@ -27,7 +27,7 @@ def main() -> None:
     p.add_argument("--setups", default="folder:hnsw,folder:ivfpq-disk,folder:flat,milvus:hnsw")
     p.add_argument("--steps", default=",".join(STEPS))
     p.add_argument("--flat-max", type=int, default=100_000)
-    p.add_argument("--skip", default="", help="passed to the probe: writes")
+    p.add_argument("--skip", default="", help="passed to the probe: writes, compact")
     p.add_argument("--name", default="scale")
     p.add_argument("--sync", type=int, help="also time an unchanged sync of a folder of this "
                    "many Markdown files made from the last size's corpus (100000 in the issue)")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 # seconds per token pass of occlusion for minilm (6 layers x 384) on 2 quiet AMD EPYC cores: a
-# query and a ~55-token chunk, about 2,700 passes, took 0.5 s (bench/results/explain-timing.md)
+# query and a ~55-token chunk, about 2,700 passes (the time: bench/results/explain-timing.md)
 QUIET_PASS_S = 0.5 / 2700
 REFERENCE_SIZE = 6 * 384 * 384  # minilm's layers x hidden²: the model the pace was measured on
 # an integrated-Jacobians token pass against an occlusion one: 1.8-3.3 measured (minilm, 35-

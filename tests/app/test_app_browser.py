@@ -80,7 +80,7 @@ def test_index_and_models_pages(tab, app_url, default_index):
     shot(tab, "09-index")
     tab.goto(f"{app_url}/Models")
     tab.get_by_text("Bundled (offline, from pip packages)").wait_for()
-    tab.locator('[data-testid="stDataFrame"]').first.wait_for()
+    tab.locator('[data-testid="stTable"]').first.wait_for()  # tables that wrap (issue 52)
     wait_idle(tab)
     shot(tab, "10-models")
 

@@ -28,6 +28,7 @@ TABLES_FIT = """() => [...document.querySelectorAll('[data-testid="stTable"]')].
 
 
 def _fits(page) -> list:
+    page.locator('[data-testid="stTable"]').first.wait_for()  # text can come before the table
     sizes = page.evaluate(TABLES_FIT)
     assert sizes, "no table drawn"
     for scroll, client, right, width in sizes:

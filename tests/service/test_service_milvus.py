@@ -6,6 +6,7 @@ collection under the running server is noticed as a folder's new version is."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -65,7 +66,6 @@ def test_a_milvus_pointer_is_listed_searched_and_reopened(tmp_path, _tiny_built)
 def test_a_dead_milvus_server_is_503_not_the_client_s_fault(tmp_path, monkeypatch):
     """Issue 52, class 11: a pointer to a Milvus server that does not answer was a 422 (the
     client's fault) on search; it is the operator's, as a damaged index is: 503."""
-    from conftest import free_port
     from fastapi.testclient import TestClient
     from test_service_errors import error_of
 
@@ -74,7 +74,10 @@ def test_a_dead_milvus_server_is_503_not_the_client_s_fault(tmp_path, monkeypatc
     monkeypatch.setenv("BERTSCOPE_MILVUS_TIMEOUT_S", "1")
     root = tmp_path / "root"
     root.mkdir()
-    (root / "dead.milvus").write_text(f"milvus://127.0.0.1:{free_port()}?collection=news\n")
+    with socket.socket() as s:  # a port nothing listens on (a `conftest` import inside a
+        s.bind(("127.0.0.1", 0))  # test may find another folder's conftest in sys.modules)
+        port = s.getsockname()[1]
+    (root / "dead.milvus").write_text(f"milvus://127.0.0.1:{port}?collection=news\n")
     api = TestClient(create_app(ServiceConfig(index_root=root)), raise_server_exceptions=False)
     message = error_of(api.post("/v1/indexes/dead/search", json={"query": "oil"}), 503)
     assert "cannot reach Milvus at" in message and "start the server" in message
