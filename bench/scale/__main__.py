@@ -69,14 +69,14 @@ def main() -> None:
             if wanted & set(STEPS):
                 rows[key] = row
             write_results(args.name, {"rows": list(rows.values())}, render(rows))
-        if args.sync:
-            key = f"sync {args.sync}"
-            rows[key] = {"size": args.sync, "setup": "sync", "load_before": os.getloadavg()[0],
-                         "sync": steps.in_process("sync_files", str(data.folder),
-                                                  str(args.sync), str(home / "sync.json"))}
-            rows[key]["load_after"] = os.getloadavg()[0]
-            print("  sync", rows[key]["sync"], flush=True)
-            write_results(args.name, {"rows": list(rows.values())}, render(rows))
+    if args.sync:  # from the last size's corpus (its first N passages)
+        key = f"sync {args.sync}"
+        rows[key] = {"size": args.sync, "setup": "sync", "load_before": os.getloadavg()[0],
+                     "sync": steps.in_process("sync_files", str(data.folder),
+                                              str(args.sync), str(home / "sync.json"))}
+        rows[key]["load_after"] = os.getloadavg()[0]
+        print("  sync", rows[key]["sync"], flush=True)
+        write_results(args.name, {"rows": list(rows.values())}, render(rows))
     from .plot import plot
 
     plot(list(rows.values()), RESULTS / f"{args.name}.png")

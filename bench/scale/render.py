@@ -58,6 +58,14 @@ OTHER = [("add 1,000 s", ("probe", "writes", "add_1000_s")),
          ("Search with a query s", ("pages", "search_query_render_s"))]
 
 
+def _skip(row: dict) -> str:
+    """The --skip a row was measured with (writes or compact left out)."""
+    writes = value_at(row, "probe", "writes")
+    if value_at(row, "probe") is not None and writes is None:
+        return " --skip writes"
+    return " --skip compact" if writes is not None and "compact_s" not in writes else ""
+
+
 def render(rows: dict[str, dict]) -> str:
     synced = [r for r in rows.values() if r["setup"] == "sync"]
     ordered = sorted((r for r in rows.values() if r["setup"] != "sync"),
@@ -91,4 +99,10 @@ def render(rows: dict[str, dict]) -> str:
     loads = [f"{r['size']:,} {r['setup']}: {r.get('load_before', 0):.1f} -> "
              f"{r.get('load_after', 0):.1f}" for r in [*ordered, *synced]]
     out += ["", "Load average (1 min) before -> after each row: " + "; ".join(loads)]
+    out += ["", "## Reproduce a row", "", "After the corpora are made (bench/scale/README.md), "
+            "each row again with `HF_HUB_OFFLINE=1`:", ""]
+    out += [f"- {r['size']:,} {r['setup']}: `python -m bench.scale --sizes {r['size']} "
+            f"--setups {r['setup']}{_skip(r)}`" for r in ordered]
+    out += [f"- sync of {r['size']:,} files: `python -m bench.scale --sizes {r['size']} "
+            f"--steps none --sync {r['size']}`" for r in synced]
     return "\n".join(out) + "\n"
