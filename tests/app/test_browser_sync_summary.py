@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
 from browser_fixtures import LOAD_MS, shot, wait_idle
 from browser_setup import streamlit_server
+from playwright.sync_api import expect
 from session_home import linked_home
 
 from bench.kit.richwriters import write_epub, write_pptx
