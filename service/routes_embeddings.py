@@ -9,6 +9,7 @@ import math
 import numpy as np
 from fastapi import APIRouter, Request, Response
 
+from .access import may, require
 from .errors import ApiError
 from .inline import Inline
 from .openapi import BODY, LIMITED, errors
@@ -21,10 +22,12 @@ EXPLAIN_PASSAGE_CHARS = 2000  # integrated Jacobians grow with the passage: keep
 
 @router.get("/v1/models", tags=["embeddings"], responses=errors(*LIMITED))
 def models(request: Request) -> dict:
-    """OpenAI's model list: every model an index under the root uses, and the bundled ones."""
+    """OpenAI's model list: every model an index under the root uses, and the bundled ones
+    (with `--keys`, `indexes` names only those the caller may read)."""
     found = service_of(request).indexes.models()
-    return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "bertscope",
-                                        "indexes": names} for m, names in found.items()]}
+    return {"object": "list", "data": [
+        {"id": m, "object": "model", "owned_by": "bertscope",
+         "indexes": [n for n in names if may(request, "read", n)]} for m, names in found.items()]}
 
 
 TEXTS = errors(*BODY, *LIMITED, 404, 503)
@@ -99,6 +102,8 @@ def explain(body: ExplainRequest, request: Request) -> dict:
     svc = service_of(request)
     if (body.index is None) == (body.model is None):
         raise ApiError(422, "give `index` (explain with its encoder) or `model`, one of the two")
+    if body.index is not None:
+        require(request, "read", body.index)  # from the name, before the index is looked up
     check_texts_length([body.query], svc.config.limits.max_query_chars, "query",
                        "max_query_chars", one=True)
     check_texts_length([body.passage], EXPLAIN_PASSAGE_CHARS, "passage",
