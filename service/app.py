@@ -19,9 +19,9 @@ from .encoders import Encoders
 from .errors import install
 from .gate import Gate
 from .guard import Guard
-from .keystore import KeyStore
 from .indexes import Indexes
 from .inline import InFlight, Inline
+from .keystore import KeyStore
 from .metrics import Metrics
 from .openapi import with_limits
 from .ratelimit import TokenBuckets

@@ -15,6 +15,7 @@ file, the line where it can tell, and the field."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import tomllib
 from pathlib import Path
@@ -73,8 +74,9 @@ def read_keys(path: Path) -> Keyring:
 
 
 def _keyring(data: object, path: Path, text: str) -> Keyring:
-    def fail(where: str, problem: str, needle: str | None = None) -> KeysFileError:
-        line = _line_of(text, needle) if needle else None
+    def fail(where: str, problem: str, needle: str | None = None,
+             field: str | None = None) -> KeysFileError:
+        line = _line_of(text, needle, nth=names.count(needle), field=field) if needle else None
         at = f" (line {line})" if line else ""
         return KeysFileError(f"{path}{at}: {where}: {problem}")
 
@@ -82,14 +84,13 @@ def _keyring(data: object, path: Path, text: str) -> Keyring:
         raise fail("the file", "must be a table/mapping with `principals`, a list")
     unknown = sorted(set(data) - {"version", "principals"})
     if unknown:
-        raise fail(f"field {unknown[0]!r}", "unknown; the fields are version and principals",
-                   unknown[0])
+        raise fail(f"field {unknown[0]!r}", "unknown; the fields are version and principals")
     if data.get("version", 1) != 1:
         raise fail("version", f"{data['version']!r} is not 1, the version this server reads")
     rows = data.get("principals")
     if not isinstance(rows, list):
         raise fail("principals", "missing or not a list of principals")
-    principals, seen, hashes = [], {}, {}
+    principals, seen, hashes, names = [], {}, {}, []  # names: of the rows read so far
     for i, row in enumerate(rows):
         where = f"principals[{i}]"
         if not isinstance(row, dict):
@@ -101,7 +102,7 @@ def _keyring(data: object, path: Path, text: str) -> Keyring:
         extra = sorted(set(row) - set(FIELDS))
         if extra:
             raise fail(where, f"unknown field {extra[0]!r}; the fields are "
-                              f"{', '.join(FIELDS)}", extra[0])
+                              f"{', '.join(FIELDS)}", needle, extra[0])
         problem = name_problem(name)
         if problem:
             raise fail(where, problem, needle)
@@ -111,40 +112,54 @@ def _keyring(data: object, path: Path, text: str) -> Keyring:
         seen[name] = i
         keys = row.get("keys")
         if not isinstance(keys, list) or not keys:
-            raise fail(f"{where}.keys", "must be a list of one or more key hashes", needle)
+            raise fail(f"{where}.keys", "must be a list of one or more key hashes", needle,
+                       "keys")
         for key in keys:
             problem = hash_problem(key)
             if problem:
-                raise fail(f"{where}.keys", problem, needle)
+                raise fail(f"{where}.keys", problem, needle, "keys")
             if key in hashes:
-                raise fail(f"{where}.keys", f"a key hash is also {hashes[key]!r}'s", needle)
+                raise fail(f"{where}.keys", f"a key hash is also {hashes[key]!r}'s", needle,
+                           "keys")
             hashes[key] = name
         groups = row.get("groups", [])
         if not isinstance(groups, list):
-            raise fail(f"{where}.groups", "must be a list of group names", needle)
+            raise fail(f"{where}.groups", "must be a list of group names", needle, "groups")
         for group in groups:
             problem = name_problem(group, "group")
             if problem:
-                raise fail(f"{where}.groups", problem, needle)
+                raise fail(f"{where}.groups", problem, needle, "groups")
         scopes = row.get("scopes", {})
         if not isinstance(scopes, dict):
             raise fail(f"{where}.scopes", "must be a table/mapping of index pattern to level "
-                                          "({ \"team-a*\" = \"read\" })", needle)
+                                          "({ \"team-a*\" = \"read\" })", needle, "scopes")
         for pattern, level in scopes.items():
             problem = scope_problem(pattern, level)
             if problem:
-                raise fail(f"{where}.scopes", problem, needle)
+                raise fail(f"{where}.scopes", problem, needle, "scopes")
+        names.append(name)
         principals.append(Principal(name, tuple(keys), tuple(dict.fromkeys(groups)),
                                     tuple(scopes.items())))
     return Keyring(tuple(principals))
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    """The first line holding `needle` (a principal's name, a field), for the message."""
-    for n, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return n
-    return None
+def _line_of(text: str, name: str, *, nth: int = 0, field: str | None = None) -> int | None:
+    """The line of the `nth` principal named `name` (TOML `name = "a"`, YAML `- name: a`),
+    or of its `field` after it, for the message; None where it cannot tell."""
+    lines = text.splitlines()
+    named = re.compile(rf"""^\s*-?\s*["']?name["']?\s*[=:]\s*["']?{re.escape(name)}["']?"""
+                       r"\s*(#.*)?$")
+    at = [n for n, line in enumerate(lines) if named.match(line)]
+    if len(at) <= nth:
+        return None
+    start = at[nth]
+    if field is None:
+        return start + 1
+    key = re.compile(rf"""^\s*-?\s*["']?{re.escape(field)}["']?\s*[=:]""")
+    for n in range(start, len(lines)):
+        if key.match(lines[n]):
+            return n + 1
+    return start + 1
 
 
 def as_data(keyring: Keyring) -> dict:
@@ -161,6 +176,8 @@ def _toml(data: dict) -> str:
 
     out = ["# BERTScope service keys: written by `python -m service keys`; keys are stored as "
            "salted scrypt hashes", f"version = {data['version']}"]
+    if not data["principals"]:
+        out.append("principals = []  # nobody: every key is refused")
     for row in data["principals"]:
         scopes = ", ".join(f"{s(k)} = {s(v)}" for k, v in row["scopes"].items())
         out += ["", "[[principals]]", f"name = {s(row['name'])}",

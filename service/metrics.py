@@ -4,8 +4,8 @@
   (a histogram: `_bucket`, `_sum`, `_count`), by route template (`/v1/indexes/{name}/search`);
 - `bertscope_requests_in_flight`, `bertscope_requests_refused_total` (429s past
   --max-concurrent-requests), `bertscope_access_refused_total{reason}` (with --keys: no_key,
-  bad_key, scope, rate_limit, no_rule), `bertscope_requests_on_loop_total{route}` (light requests answered
-  on the event loop, alone: service/inline.py);
+  bad_key, scope, rate_limit, no_rule; without: writes_off), `bertscope_requests_on_loop_total
+  {route}` (light requests answered on the event loop, alone: service/inline.py);
 - `bertscope_encode_batch_texts{model}` and `bertscope_encode_queue_seconds{model}`: texts per
   encode call and how long a request waited for its batch to start;
 - `bertscope_encoder_loaded{model,backend}` and `bertscope_index_version{index}`, read when
