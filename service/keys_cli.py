@@ -101,8 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     key = new_key()
     try:
         write_keys(args.keys, add(keyring, args.name, key, groups, args.scope or None))
-    except (KeysFileError, OSError) as exc:
-        raise SystemExit(f"error: --keys {args.keys}: {exc}") from None
+    except KeysFileError as exc:
+        raise SystemExit(f"error: --keys {exc}") from None
+    except OSError as exc:
+        raise SystemExit(f"error: --keys {args.keys}: {exc.strerror or exc}") from None
     if not args.scope and keyring.named(args.name) is None:
         print(f"warning: {args.name} has no scope: its key reaches no index (give --scope "
               "'PATTERN:read')", file=sys.stderr)

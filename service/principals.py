@@ -122,7 +122,7 @@ def scope_problem(pattern: object, level: object) -> str | None:
     if not isinstance(pattern, str) or not _PATTERN.fullmatch(pattern):
         return (f"index pattern {pattern!r} must be 1 to 200 printable characters (fnmatch: "
                 "'*', 'team-a*', 'news')")
-    if level not in LEVELS:
+    if not isinstance(level, str) or level not in LEVELS:
         return (f"scope {pattern!r} = {level!r}: the level must be one of read, write, admin "
                 "(admin allows write, write allows read)")
     return None
