@@ -1,12 +1,14 @@
 """`python -m service keys add NAME --keys FILE [--groups g1,g2] [--scope 'PATTERN:LEVEL' ...]`
 prints a new key for NAME on stdout's last line (only its salted hash is kept in FILE, created
-if absent); `keys remove NAME --keys FILE` revokes every key of NAME; `keys list --keys FILE`
+if absent); `keys remove NAME --keys FILE` revokes every key of NAME (`--keep-newest`: all
+but the last added, to rotate a key); `keys list --keys FILE`
 says who holds what (never a key). A running server re-reads the file within a second."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from common.cli_parser import Parser
@@ -46,6 +48,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     remove = sub.add_parser("remove", help="revoke every key of NAME (NAME is removed)")
     remove.add_argument("name")
     remove.add_argument("--keys", type=Path, required=True, metavar="FILE")
+    remove.add_argument("--keep-newest", action="store_true", help="revoke all but NAME's "
+                        "newest key (rotation: `keys add NAME`, move the clients, then this)")
     listing = sub.add_parser("list", help="each principal's groups, scopes and key count")
     listing.add_argument("--keys", type=Path, required=True, metavar="FILE")
     return p.parse_args(argv)
@@ -92,9 +96,15 @@ def main(argv: list[str] | None = None) -> int:
             names = ", ".join(p.name for p in keyring.principals) or "none"
             raise SystemExit(f"error: no principal {args.name!r} in {args.keys}; principals: "
                              f"{names}")
-        write_keys(args.keys, Keyring(tuple(p for p in keyring.principals
-                                            if p.name != args.name)))
-        print(f"removed {args.name} and its keys from {args.keys}", file=sys.stderr)
+        if args.keep_newest:
+            kept = tuple(replace(p, keys=p.keys[-1:]) if p.name == args.name else p
+                         for p in keyring.principals)
+            said = f"revoked all but the newest key of {args.name} in {args.keys}"
+        else:
+            kept = tuple(p for p in keyring.principals if p.name != args.name)
+            said = f"removed {args.name} and its keys from {args.keys}"
+        write_keys(args.keys, Keyring(kept))
+        print(said, file=sys.stderr)
         return 0
     keyring = _read(args.keys, missing_ok=True)
     groups = [g for gs in args.groups for g in gs] if args.groups else None

@@ -198,3 +198,18 @@ def test_a_bad_file_on_reload_keeps_the_last_good_keys(served, tmp_path, caplog)
     with client(guarded, "reader") as api:
         assert api.get("/v1/indexes").status_code == 200
     assert "last good keys" in caplog.text and "keys" in caplog.text
+
+
+def test_health_and_ready_answer_without_a_key_and_name_no_index(served):
+    app, _ = served
+    with client(app, None) as anonymous:
+        for _ in range(300):
+            ready = anonymous.get("/ready")
+            body = ready.text
+            assert not any(f'"{name}"' in body or f"'{name}'" in body for name in INDEXES)
+            assert isinstance(ready.json()["loading"], int)
+            if ready.status_code == 200:
+                break
+            time.sleep(0.05)
+        assert ready.status_code == 200, body
+        assert anonymous.get("/health").json()["indexes"] == len(INDEXES)

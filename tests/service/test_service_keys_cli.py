@@ -25,6 +25,8 @@ def test_add_prints_a_key_once_and_keeps_its_hash(tmp_path, capsys):
     keys(["add", "ann", "--keys", str(path)])  # a second key; groups and scopes kept
     second = capsys.readouterr().out.strip().splitlines()[-1]
     assert read_keys(path).verify(second).groups == ("hr", "team-a")
+    assert keys(["remove", "ann", "--keys", str(path), "--keep-newest"]) == 0  # rotation
+    assert read_keys(path).verify(key) is None and read_keys(path).verify(second).name == "ann"
     assert keys(["remove", "ann", "--keys", str(path)]) == 0
     assert read_keys(path).principals == () and (path.stat().st_mode & 0o077) == 0
     with pytest.raises(SystemExit, match="no principal 'ann'"):
