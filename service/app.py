@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi_offline import FastAPIOffline
 
-from .access import Access
+from .access import OPEN, RULES, Access
 from .audit import AuditLog
 from .config import ServiceConfig
 from .encoders import Encoders
@@ -23,7 +23,7 @@ from .indexes import Indexes
 from .inline import InFlight, Inline
 from .keystore import KeyStore
 from .metrics import Metrics
-from .openapi import with_limits
+from .openapi import with_keys, with_limits
 from .ratelimit import TokenBuckets
 
 DESCRIPTION = """Retrieval for RAG over BERTScope indexes: OpenAI-compatible `/v1/embeddings`,
@@ -80,6 +80,8 @@ def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None
             schema = get_openapi(title=app.title, version=app.version,
                                  description=app.description, routes=app.routes)
             app.openapi_schema = with_limits(schema, config.limits, EXPLAIN_PASSAGE_CHARS)
+            if config.keys_file is not None:
+                with_keys(app.openapi_schema, lambda path: RULES.get(path) != OPEN)
         return app.openapi_schema
 
     app.openapi = openapi

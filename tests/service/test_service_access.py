@@ -213,3 +213,16 @@ def test_health_and_ready_answer_without_a_key_and_name_no_index(served):
             time.sleep(0.05)
         assert ready.status_code == 200, body
         assert anonymous.get("/health").json()["indexes"] == len(INDEXES)
+
+
+def test_the_schema_declares_the_key_on_every_route_that_needs_one(served):
+    app, _ = served
+    with client(app, None) as anonymous:
+        schema = anonymous.get("/openapi.json").json()
+    assert schema["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    for path, operations in schema["paths"].items():
+        for operation in operations.values():
+            keyed = path not in ("/health", "/ready")
+            assert ("security" in operation) == keyed, path
+            if keyed:
+                assert {"401", "403", "429"} <= set(operation["responses"]), path
