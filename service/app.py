@@ -66,7 +66,8 @@ def create_app(config: ServiceConfig | None = None, *, encoders: Encoders | None
     # validatorUrl null: Swagger UI would otherwise send the schema to an online validator
     app = FastAPIOffline(title="BERTScope retrieval service", version="1",
                          description=DESCRIPTION, swagger_ui_parameters={"validatorUrl": None})
-    service = Service(config, encoders, Indexes(config.index_root, encoders), metrics)
+    indexes = Indexes(config.index_root, encoders, list_in_404=config.keys_file is None)
+    service = Service(config, encoders, indexes, metrics)
     service.inline = Inline(service.in_flight, on_loop=metrics.on_loop)
     service.gate = gate_of(config, metrics)
     metrics.watch(service)

@@ -117,6 +117,8 @@ def test_every_route_for_every_principal(served, who, template):
                 assert got.status_code not in (401, 403), (who, name, got.text)
                 if name == "missing" and "{name}" in path:
                     assert got.status_code == 404, got.text  # only a caller allowed the name
+                    assert not any(f"{n}," in got.text or f"{n}'" in got.text
+                                   for n in INDEXES), got.text  # and it lists no index
             elif who is None:
                 assert got.status_code == 401, got.text
                 assert got.headers["www-authenticate"].startswith("Bearer")
