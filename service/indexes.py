@@ -189,11 +189,15 @@ class Indexes:
                 break
         else:
             if model not in self.models():
-                raise ApiError(404, f"no model {model[:80]!r}; models: "
-                                    f"{', '.join(self.models())}", "model_not_found")
+                raise self.unknown_model(model)
             enc = self.encoders.for_model(model)
         self._models[model] = enc
         return enc
+
+    def unknown_model(self, model: str) -> ApiError:
+        """The 404 for a model name that names nothing here."""
+        return ApiError(404, f"no model {model[:80]!r}; models: {', '.join(self.models())}",
+                        "model_not_found")
 
     def summary(self, name: str) -> dict:
         """`GET /v1/indexes`'s entry, from the manifest alone (nothing loaded)."""

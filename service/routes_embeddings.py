@@ -31,6 +31,16 @@ def models(request: Request) -> dict:
 
 
 TEXTS = errors(*BODY, *LIMITED, 404, 503)
+
+
+def _check_model(request: Request, model: str) -> None:
+    """With `--keys`, an index's name used as a model name is an unknown model to a caller who
+    may not read that index (the same 404), so it cannot tell which names are indexes."""
+    indexes = service_of(request).indexes
+    if service_of(request).gate.keys is None or may(request, "read", model):
+        return
+    if model in indexes.names() and model not in indexes.models():
+        raise indexes.unknown_model(model)
 EMBEDDINGS = "/v1/embeddings"
 
 
@@ -54,6 +64,7 @@ async def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
     input). `input_type` (extension) adds the model's query or passage prompt."""
     texts = _texts(body, request)
     indexes = service_of(request).indexes
+    _check_model(request, body.model)
     light = Inline.light(texts) and indexes.model_loaded(body.model)
     return await service_of(request).inline.answer(
         (EMBEDDINGS, body.model), lambda: _embeddings(body, texts, indexes.model_encoder(
@@ -87,6 +98,7 @@ def tokenize(body: TokenizeRequest, request: Request) -> Response:
     from encoder import tokenize as run
 
     texts = _texts(body, request)
+    _check_model(request, body.model)
     enc = service_of(request).indexes.model_encoder(body.model)
     found = run(enc, texts, prompt=body.input_type, add_special_tokens=body.add_special_tokens)
     data = [{"index": i, "tokens": [t.__dict__ for t in one.tokens], "count": len(one.tokens),
@@ -113,6 +125,7 @@ def explain(body: ExplainRequest, request: Request) -> dict:
     if body.index is not None:
         enc = svc.indexes.get(body.index).encoder
     else:
+        _check_model(request, body.model)
         enc = svc.indexes.model_encoder(body.model)
     ij = body.method == "integrated-jacobians"
     e = enc.explain(body.query, body.passage, method=body.method, steps=body.steps if ij else 0,

@@ -228,3 +228,16 @@ def test_the_schema_declares_the_key_on_every_route_that_needs_one(served):
             assert ("security" in operation) == keyed, path
             if keyed:
                 assert {"401", "403", "429"} <= set(operation["responses"]), path
+
+
+def test_an_index_name_as_a_model_is_unknown_to_a_caller_who_may_not_read_it(served):
+    app, _ = served
+    body = lambda model: {"model": model, "input": "a cat"}  # noqa: E731
+    with client(app, "reader") as api:
+        assert api.post("/v1/embeddings", json=body("a")).status_code == 200
+        hidden = api.post("/v1/embeddings", json=body("b"))
+        missing = api.post("/v1/embeddings", json=body("not-an-index"))
+        assert hidden.status_code == missing.status_code == 404
+        assert hidden.json()["error"]["message"] == \
+            missing.json()["error"]["message"].replace("not-an-index", "b")
+        assert api.post("/v1/tokenize", json=body("b")).status_code == 404
