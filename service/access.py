@@ -20,6 +20,7 @@ import logging
 import math
 
 from fastapi import Request
+from starlette._utils import get_route_path  # the path the router matches (less root_path)
 from starlette.concurrency import run_in_threadpool
 
 from .errors import ApiError, error_response
@@ -59,10 +60,10 @@ def api_routes(routes) -> list:
 def match(routes, scope) -> tuple[object | None, dict]:
     """(the route `scope` goes to, its path parameters), a route of another method when none
     takes this one (the app answers 405), or (None, {})."""
-    partial = None
+    partial, path = None, get_route_path(scope)
     for route in routes:
         regex = getattr(route, "path_regex", None)
-        found = regex.match(scope["path"]) if regex is not None else None
+        found = regex.match(path) if regex is not None else None
         if not found:
             continue
         convert = getattr(route, "param_convertors", {})

@@ -241,3 +241,13 @@ def test_an_index_name_as_a_model_is_unknown_to_a_caller_who_may_not_read_it(ser
         assert hidden.json()["error"]["message"] == \
             missing.json()["error"]["message"].replace("not-an-index", "b")
         assert api.post("/v1/tokenize", json=body("b")).status_code == 404
+
+
+def test_behind_a_root_path_the_rules_hold(served):
+    """A server mounted under a prefix (uvicorn --root-path) matches routes without it: so
+    must the rules, or every route would fall to 'any key'."""
+    app, _ = served
+    with TestClient(app, root_path="/api", raise_server_exceptions=False,
+                    headers={"Authorization": f"Bearer {KEYS['reader']}"}) as api:
+        assert api.post("/api/v1/indexes/b/search", json={"query": "cat"}).status_code == 403
+        assert api.post("/api/v1/indexes/a/search", json={"query": "cat"}).status_code == 200
