@@ -11,7 +11,8 @@ Each route has one rule in `RULES` (a route without one is refused, and a test f
 - ALL_ADMIN: `admin` on `*` (`/metrics` names every index).
 
 No key or a wrong one is a 401 with `WWW-Authenticate: Bearer`; past `--rate-limit` a 429 with
-Retry-After. Each refusal is counted in `/metrics` by reason and written to the audit log.
+Retry-After (a bucket per principal, and one per client address for keys not verified yet:
+each costs a scrypt per stored hash). Each refusal is counted in `/metrics` by reason and written to the audit log.
 Without `--keys` nothing here runs: today's open reads, writes by `--api-key-file`."""
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ WRONG_KEY = "that key is not valid here (unknown, or revoked): send a current ke
 FORBIDDEN = ("this key's scopes do not allow {level} on this index; ask whoever keeps the "
              "server's keys file for a scope")
 NO_RULE = "this route has no access rule on this server; it is refused"
+RATE = ("over the rate limit ({rate:g} requests a second for each principal, and for new keys "
+        "from one address: --rate-limit); retry after the Retry-After seconds")
 
 
 def api_routes(routes) -> list:
@@ -114,22 +117,25 @@ class Access:
         key = _bearer(scope)
         if not key:
             return 401, "no_key", UNAUTHORIZED, {"WWW-Authenticate": "Bearer"}
-        keys = self.gate.keys
+        keys, buckets = self.gate.keys, self.gate.buckets
         principal = keys.cached(key)
-        if principal is keys.MISS:  # scrypt: off the event loop
-            principal = await run_in_threadpool(keys.principal, key)
+        if principal is keys.MISS:  # a key not seen since the file was read: scrypt
+            client = (scope.get("client") or ("-",))[0]
+            wait = buckets.take(f"unverified key from {client}") if buckets else 0
+            if wait > 0:  # guessing keys costs the server a hash each: limited per address
+                return 429, "rate_limit", RATE.format(rate=buckets.rate), \
+                    {"Retry-After": str(max(1, math.ceil(wait)))}
+            principal = await run_in_threadpool(keys.principal, key)  # off the event loop
         if principal is None:
             return 401, "bad_key", WRONG_KEY, {"WWW-Authenticate": 'Bearer error="invalid_token"'}
         scope.setdefault("state", {})["principal"] = principal
         if rule is None:
             log.error("route %s %s has no access rule: refused", scope["method"], scope["path"])
             return 403, "no_rule", NO_RULE, None
-        if self.gate.buckets is not None:
-            wait = self.gate.buckets.take(principal.name)
+        if buckets is not None:
+            wait = buckets.take(principal.name)
             if wait > 0:
-                return 429, "rate_limit", (
-                    f"over this principal's rate limit ({self.gate.buckets.rate:g} requests a "
-                    "second, --rate-limit); retry after the Retry-After seconds"), \
+                return 429, "rate_limit", RATE.format(rate=buckets.rate), \
                     {"Retry-After": str(max(1, math.ceil(wait)))}
         if rule == ALL_ADMIN and not principal.admin_of_all():
             return 403, "scope", FORBIDDEN.format(level="admin of every index ('*')"), None

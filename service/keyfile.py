@@ -14,9 +14,12 @@ file, the line where it can tell, and the field."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 import tomllib
 from pathlib import Path
 
@@ -185,6 +188,19 @@ def _toml(data: dict) -> str:
                 f"groups = [{', '.join(s(g) for g in row['groups'])}]",
                 f"scopes = {{ {scopes} }}" if scopes else "scopes = {}"]
     return "\n".join(out) + "\n"
+
+
+@contextmanager
+def editing(path: Path) -> Iterator[None]:
+    """Held around a read-change-write of the keys file at `path`: an exclusive lock of its
+    folder, so two `keys add` at once do not lose one's key (the file itself is replaced,
+    so it cannot hold the lock)."""
+    fd = os.open(Path(path).parent or ".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def write_keys(path: Path, keyring: Keyring) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from common.cli_parser import Parser
 
-from .keyfile import KeysFileError, read_keys, write_keys
+from .keyfile import KeysFileError, editing, kind_of, read_keys, write_keys
 from .principals import Keyring, Principal, hash_key, name_problem, new_key, parse_scope
 
 
@@ -81,6 +81,17 @@ def add(keyring: Keyring, name: str, key: str, groups: list[str] | None,
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        kind_of(args.keys)
+        with editing(args.keys):
+            return _run(args)
+    except KeysFileError as exc:
+        raise SystemExit(f"error: --keys {exc}") from None
+    except OSError as exc:
+        raise SystemExit(f"error: --keys {args.keys}: {exc.strerror or exc}") from None
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "list":
         for p in _read(args.keys, missing_ok=False).principals:
             scopes = ", ".join(f"{pat}:{lvl}" for pat, lvl in p.scopes) or "none"
@@ -109,12 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     keyring = _read(args.keys, missing_ok=True)
     groups = [g for gs in args.groups for g in gs] if args.groups else None
     key = new_key()
-    try:
-        write_keys(args.keys, add(keyring, args.name, key, groups, args.scope or None))
-    except KeysFileError as exc:
-        raise SystemExit(f"error: --keys {exc}") from None
-    except OSError as exc:
-        raise SystemExit(f"error: --keys {args.keys}: {exc.strerror or exc}") from None
+    write_keys(args.keys, add(keyring, args.name, key, groups, args.scope or None))
     if not args.scope and keyring.named(args.name) is None:
         print(f"warning: {args.name} has no scope: its key reaches no index (give --scope "
               "'PATTERN:read')", file=sys.stderr)

@@ -136,3 +136,17 @@ def test_a_principal_past_its_rate_limit_gets_429(app_with):
     with client(app, "reader") as reader:
         time.sleep(0.4)  # a token back after 1/3 s
         assert reader.get("/v1/indexes").status_code == 200
+
+
+def test_guessing_keys_is_rate_limited_per_address(app_with):
+    app, _ = app_with(rate_limit=3.0)
+    with client(app, "member") as known:  # verified once: one token of the address's bucket
+        assert known.get("/v1/indexes").status_code == 200
+    codes = []
+    for i in range(3):
+        with TestClient(app, headers={"Authorization": f"Bearer guess-{i}"},
+                        raise_server_exceptions=False) as guesser:
+            codes.append(guesser.get("/v1/indexes").status_code)
+    assert codes == [401, 401, 429]  # each new key costs a hash per stored one: bounded
+    with client(app, "member") as known:  # a verified key takes no token of the address
+        assert known.get("/v1/indexes").status_code == 200
