@@ -18,9 +18,9 @@ import fcntl
 import os
 import re
 import tempfile
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
-import tomllib
 from pathlib import Path
 
 import yaml
