@@ -12,7 +12,8 @@ Each route has one rule in `RULES` (a route without one is refused, and a test f
 
 No key or a wrong one is a 401 with `WWW-Authenticate: Bearer`; past `--rate-limit` a 429 with
 Retry-After (a bucket per principal, and one per client address for keys not verified yet:
-each costs a scrypt per stored hash). Each refusal is counted in `/metrics` by reason and written to the audit log.
+each costs a scrypt per stored hash). Each refusal is counted in `/metrics` by reason and
+written to the audit log.
 Without `--keys` nothing here runs: today's open reads, writes by `--api-key-file`."""
 
 from __future__ import annotations
