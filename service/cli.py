@@ -185,7 +185,8 @@ def check_access_files(keys: Path | None, audit: Path | None) -> None:
         try:
             AuditLog(audit).close()
         except AuditLogError as exc:
-            raise SystemExit(f"error: --audit-log {exc}") from None
+            raise SystemExit(f"error: --audit-log {exc}; give another path, or --audit-log "
+                             "off") from None
 
 
 def config_from(settings: dict) -> ServiceConfig:
