@@ -36,8 +36,9 @@ def authorized(request: Request,
     index = request.path_params.get("name")
     if key is None:
         svc.gate.refused(None, request.method, DOCS, index, 403, "writes_off")
-        raise ApiError(403, "document writes are off: start the server with --api-key-file "
-                            "FILE and send Authorization: Bearer <the key in it>")
+        raise ApiError(403, "document writes are off: start the server with --keys FILE (a "
+                            "principal with a 'write' scope) or --api-key-file FILE, and send "
+                            "Authorization: Bearer <the key>")
     given = credentials.credentials if credentials is not None else ""
     if not hmac.compare_digest(given.encode("utf-8"), key.encode("utf-8")):
         svc.gate.refused(None, request.method, DOCS, index, 401, "bad_key" if given else "no_key")
