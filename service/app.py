@@ -1,6 +1,7 @@
 """`create_app(config)`: the FastAPI application. One `Service` (the encoders, the indexes and the
 metrics, shared by every request) hangs on `app.state`; `Guard` (service/guard.py) wraps
-everything, then `Access` (service/access.py: keys, scopes, rate limits, with `--keys`). `/docs` and `/redoc` load their scripts from this server (fastapi-offline's copies of
+everything, then `Access` (service/access.py: keys, scopes, rate limits, with `--keys`).
+`/docs` and `/redoc` load their scripts from this server (fastapi-offline's copies of
 Swagger UI and ReDoc): nothing is fetched from another host."""
 
 from __future__ import annotations
