@@ -75,9 +75,11 @@ def test_each_write_and_each_refusal_is_a_line(app_with):
 
 
 WRITER = """
-import sys
-from service.audit import AuditLog
-log = AuditLog(sys.argv[1], max_bytes=10**9)
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("audit", sys.argv[2])  # alone: no service imports
+audit = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(audit)
+log = audit.AuditLog(sys.argv[1], max_bytes=10**9)
 print("ready", flush=True)
 i = 0
 while True:
@@ -90,7 +92,8 @@ while True:
 def test_no_torn_line_after_a_kill_9(tmp_path):
     path = tmp_path / "audit.jsonl"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path)], env=env,
+    module = REPO / "service" / "audit.py"
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(module)], env=env,
                                 stdout=subprocess.PIPE) for _ in range(2)]
     for w in writers:
         assert w.stdout.readline().strip() == b"ready"
