@@ -10,7 +10,7 @@ import argparse
 import os
 import time
 
-from bench.kit.benchkit import RESULTS, data_dir, write_results
+from bench.kit.benchkit import RESULTS, data_dir, machine, write_results
 from common.home import bertscope_home
 
 from . import steps
@@ -19,6 +19,12 @@ from .render import render, saved_rows
 from .steps import Setup
 
 STEPS = ("build", "probe", "service", "pages")
+
+
+def cpu_line() -> str:
+    """This machine as a row records it: `AMD EPYC, 2 CPUs (flags: avx2)`."""
+    m = machine()
+    return f"{m['cpu']}, {m['cpus']} CPUs (flags: {', '.join(m['cpu_flags']) or 'none'})"
 
 
 def main() -> None:
@@ -47,8 +53,8 @@ def main() -> None:
             if setup.preset == "flat" and n > args.flat_max:
                 continue
             key = f"{n} {setup}"
-            row = rows.get(key, {"size": n, "setup": str(setup)})
-            row["load_before"] = os.getloadavg()[0]
+            row = dict(rows.get(key, {"size": n, "setup": str(setup)}))  # kept unless a step ran
+            row["load_before"], row["cpu"] = os.getloadavg()[0], cpu_line()
             print(f"[{time.strftime('%H:%M:%S')}] {key}", flush=True)
             if "build" in wanted:
                 row["build"] = steps.build(setup, data, home, n)
@@ -72,6 +78,7 @@ def main() -> None:
     if args.sync:  # from the last size's corpus (its first N passages)
         key = f"sync {args.sync}"
         rows[key] = {"size": args.sync, "setup": "sync", "load_before": os.getloadavg()[0],
+                     "cpu": cpu_line(),
                      "sync": steps.in_process("sync_files", str(data.folder),
                                               str(args.sync), str(home / "sync.json"))}
         rows[key]["load_after"] = os.getloadavg()[0]

@@ -99,6 +99,11 @@ def render(rows: dict[str, dict]) -> str:
     loads = [f"{r['size']:,} {r['setup']}: {r.get('load_before', 0):.1f} -> "
              f"{r.get('load_after', 0):.1f}" for r in [*ordered, *synced]]
     out += ["", "Load average (1 min) before -> after each row: " + "; ".join(loads)]
+    machines: dict[str, list[str]] = {}
+    for r in [*ordered, *synced]:
+        machines.setdefault(r.get("cpu", "?"), []).append(f"{r['size']:,} {r['setup']}")
+    out += ["", "The machine of each row (rows from different machines compare as ratios only):"]
+    out += [f"- {cpu}: {', '.join(names)}" for cpu, names in machines.items()]
     out += ["", "## Reproduce a row", "", "After the corpora are made (bench/scale/README.md), "
             "each row again with `HF_HUB_OFFLINE=1`:", ""]
     out += [f"- {r['size']:,} {r['setup']}: `python -m bench.scale --sizes {r['size']} "

@@ -1,8 +1,9 @@
 """`python -m bench.scale.service_turns ROOT CORPUS_DIR OUT.json`: one client's search p50
 through `python -m service` over ROOT (which holds one index, `index`) beside the same call
 in-process, in alternating turns of 25 queries (the host's speed drifts; see
-bench/serve_one_client.py), hybrid k=10. milvus-lite lets one process open its file: a Milvus
-index is searched in-process first, closed, then through the service."""
+bench/serve_one_client.py), hybrid k=10. milvus-lite lets one process open its file, and keeps
+it until that process exits: a Milvus index is searched in-process first, by a child process
+(`--in-process`), then through the service."""
 
 from __future__ import annotations
 
@@ -57,21 +58,31 @@ def timed(call, texts: list[str]) -> list[float]:
     return out
 
 
+def in_process(root: Path, data: ScaleCorpus, out: Path) -> None:
+    """The Milvus index's in-process times (ms) into `out`, from a process that then exits."""
+    from indexer import SemanticIndex
+
+    texts = [q["text"] for q in data.queries()]
+    index = SemanticIndex.open(root / "index.milvus")
+    timed(lambda q: index.search(q, k=K, mode=MODE), texts[:20])  # warm
+    out.write_text(json.dumps(timed(lambda q: index.search(q, k=K, mode=MODE), texts)))
+
+
 def main() -> None:
     import httpx
 
     from indexer import SemanticIndex
 
+    if sys.argv[1] == "--in-process":
+        return in_process(Path(sys.argv[2]), ScaleCorpus(Path(sys.argv[3])), Path(sys.argv[4]))
     root, data, out = Path(sys.argv[1]), ScaleCorpus(Path(sys.argv[2])), Path(sys.argv[3])
     texts = [q["text"] for q in data.queries()]
     milvus = (root / "index.milvus").exists()
     samples: dict[str, list[float]] = {"in-process": [], "service": []}
     if milvus:  # milvus-lite lets one process open its file: in-process first, then served
-        index = SemanticIndex.open(root / "index.milvus")
-        timed(lambda q: index.search(q, k=K, mode=MODE), texts[:20])  # warm
-        samples["in-process"] = timed(lambda q: index.search(q, k=K, mode=MODE), texts)
-        index.close()
-        del index
+        subprocess.run([sys.executable, "-m", "bench.scale.service_turns", "--in-process",
+                        str(root), str(data.folder), str(out)], check=True)
+        samples["in-process"] = json.loads(out.read_text())
     proc, url = start(root, out.with_suffix(".log"))
     try:
         ready_s = wait_ready(proc, url)
