@@ -148,3 +148,23 @@ def test_readers_must_be_a_list_of_names(tmp_path, tiny_encoder):
     with pytest.raises(TypeError, match="readers\\[1\\] must be a string"):
         index.documents(["a00"], readers=["hr", 3])
     assert index.search("cats", k=3, readers=set()) and len(index.search("cats", k=3)) == 3
+
+
+def test_context_and_retrievers_see_only_what_readers_may(index):
+    from rag import context_for
+
+    hidden = context_for(index, SECRET[0], 4096, k=30, readers=["eng"])
+    assert hidden.chunks and all(c.doc_id != "a15" for c in hidden.chunks)
+    assert "zanzibar" not in hidden.prompt.lower()
+    assert "a15" in {c.doc_id for c in context_for(index, SECRET[0], k=5, readers=["hr"]).chunks}
+    pytest.importorskip("langchain_core")
+    from rag.langchain import BertscopeRetriever
+
+    docs = BertscopeRetriever.from_index(index, k=30, mode="hybrid",
+                                         readers=["eng"]).invoke(SECRET[0])
+    assert docs and all(d.metadata["doc_id"] != "a15" for d in docs)
+    pytest.importorskip("llama_index.core")
+    from rag.llamaindex import BertscopeRetriever as LlamaRetriever
+
+    nodes = LlamaRetriever(index, k=30, mode="hybrid", readers=["eng"]).retrieve(SECRET[0])
+    assert nodes and all(not n.node.id_.startswith("a15#") for n in nodes)
