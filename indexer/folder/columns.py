@@ -26,6 +26,7 @@ COMPARE = {"eq": np.equal, "gt": np.greater, "gte": np.greater_equal, "lt": np.l
            "lte": np.less_equal}
 KINDS = ("str", "int", "float", "bool")  # "mixed" fields are matched by SQLite instead
 FETCH = 10_000
+SEEN_KEPT = 64  # reader sets whose masks a version keeps
 
 
 @dataclass
@@ -73,6 +74,9 @@ class Columns:
     first: np.ndarray  # bool per chunk id: chunk 0 of its document (counts documents)
     fields: dict[str, Column]
     access: AccessColumn | None = None  # None: a version saved before access existed
+    # reader set -> (visible mask, documents): a version never changes, and a service asks for
+    # the same principals again and again (bounded; the masks are shared: never written to)
+    _seen: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def live(self) -> np.ndarray:
@@ -83,7 +87,17 @@ class Columns:
         no document restricted, so nothing to mask)."""
         if readers is None or self.access is None or not self.access.restricted:
             return None
-        return self.live & self.access.mask(readers)
+        return self._visible(readers)[0]
+
+    def _visible(self, readers: frozenset[str]) -> tuple[np.ndarray, int]:
+        kept = self._seen.get(readers)
+        if kept is None:
+            if len(self._seen) >= SEEN_KEPT:
+                self._seen.clear()
+            mask = self.live & self.access.mask(readers)
+            mask.flags.writeable = False
+            kept = self._seen[readers] = (mask, int(np.count_nonzero(mask & self.first)))
+        return kept
 
     def can_match(self, conditions: list[Condition]) -> bool:
         return all(name in self.fields for name, _, _ in conditions)
@@ -93,7 +107,9 @@ class Columns:
         """(mask over chunk ids, documents matched) of every condition at once, among the
         chunks `readers` may see (`visible`)."""
         seen = self.visible(readers)
-        mask = self.live.copy() if seen is None else seen
+        if seen is not None and not conditions:
+            return self._visible(readers)
+        mask = self.live.copy() if seen is None else seen.copy()
         for name, op, values in conditions:
             mask &= self.fields[name].mask(op, values)
         return mask, int(np.count_nonzero(mask & self.first))
