@@ -57,10 +57,23 @@ def exact_ranked(index, queries: np.ndarray, allowed: Allowed, top: int | None =
     vecs = vectors_of(index, ids)
     if vecs is None:
         return None
+    vecs = np.ascontiguousarray(vecs, dtype=np.float32)
     out = []
-    for s in queries @ vecs.T:  # (m,) a query's scores
+    for s in (inner_products(q, vecs) for q in queries):  # (m,) a query's scores
         pick = np.arange(len(ids)) if top is None or top >= len(ids) else \
             np.argpartition(-s, top - 1)[:top]
         pick = pick[np.lexsort((ids[pick], -s[pick]))]
         out.append(list(zip(ids[pick].tolist(), s[pick].tolist(), strict=True)))
+    return out
+
+
+def inner_products(query: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+    """`query` · each row of `vecs` (m, d), by FAISS's SIMD loop on this thread: numpy's BLAS
+    spread one such small product over its own threads, 25 ms instead of 0.1 on a loaded
+    2-core machine (3,050 x 384, measured for issue 50's bench)."""
+    query = np.ascontiguousarray(query, dtype=np.float32)
+    out = np.empty(len(vecs), dtype=np.float32)
+    if len(vecs):
+        faiss.fvec_inner_products_ny(faiss.swig_ptr(out), faiss.swig_ptr(query),
+                                     faiss.swig_ptr(vecs), vecs.shape[1], len(vecs))
     return out

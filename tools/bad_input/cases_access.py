@@ -1,10 +1,13 @@
-"""Bad input to sync's `--access GLOB=NAMES` rules (issue 50): a rule that is no rule is
-argparse's exit 2 naming the flag and what to write; a run that forgets the rules of an index
-whose files carry access is refused, nothing changed."""
+"""Bad input to per-document access (issue 50): sync's `--access GLOB=NAMES` rules (a rule that
+is no rule is argparse's exit 2 naming the flag and what to write; a run that forgets the rules
+of an index whose files carry access is refused, nothing changed), a document's `access` metadata
+and a read's `readers=` (refused in words, naming the document and the limit)."""
 
 from __future__ import annotations
 
-from .probe import Case, cli
+from collections.abc import Callable
+
+from .probe import Case, call, cli
 
 ENTRY = "python -m indexer sync --access"
 M = ["--model", "minilm"]
@@ -34,3 +37,39 @@ CASES = [
           names=("give the rules again",), note="refused: it would make every file public; "
                                                 "nothing changed"),
 ]
+
+
+def library_cases(minilm: Callable) -> list[Case]:
+    def ix(ws):
+        from indexer import SemanticIndex
+
+        return SemanticIndex.open(ws.fresh(), encoder=minilm())
+
+    def add(access):
+        return call(lambda ws: ix(ws).add([{"id": "n", "text": "x",
+                                            "metadata": {"access": access}}]))
+
+    entry = "indexer library: access and readers"
+    return [
+        Case(entry, "add() with access [] (nobody)", add([]), names=("empty list", "leave")),
+        Case(entry, "add() with access ['hr', ''] (an empty name)", add(["hr", ""]),
+             names=("['access'][1]", "is empty")),
+        Case(entry, "add() with access of a 300-character name", add(["n" * 300]),
+             names=("200",)),
+        Case(entry, "add() with access of 300 names", add([f"g{i}" for i in range(300)]),
+             names=("256",)),
+        Case(entry, "add() with access 7 (a number)", add(7), names=("a list of them",)),
+        Case(entry, "add() with access ['hr', 3]", add(["hr", 3]), names=("a string",)),
+        Case(entry, "search(readers='hr') (a string, not a list)",
+             call(lambda ws: ix(ws).search("oil", readers="hr")), names=("['hr']",)),
+        Case(entry, "documents(readers=[None])",
+             call(lambda ws: ix(ws).documents(["x"], readers=[None])), names=("readers[0]",)),
+        Case(entry, "document(id hidden from the readers)",
+             call(lambda ws: _hidden(ix(ws))), names=("no document",),
+             note="the KeyError of a missing id: a hidden document is not told apart"),
+    ]
+
+
+def _hidden(index):
+    index.add([{"id": "secret", "text": "payroll", "metadata": {"access": ["hr"]}}])
+    return index.document("secret", readers=["eng"])
