@@ -150,7 +150,7 @@ class Searcher:
         filter that allows few chunks, or when the grown fetch still misses some, the allowed
         vectors are scored exactly instead of widening the search to the whole index."""
         qv = self._encode(list(queries))  # (Q, dim) unit rows
-        if allowed is not None and allowed.few:  # exact over the few allowed vectors
+        if allowed is not None and allowed.few(int(self.vectors.ntotal)):  # exact over them
             top = want if per_chunk else max(4 * want, 16)
             exact = exact_ranked(self.vectors, qv, allowed, top)
             if exact is not None:

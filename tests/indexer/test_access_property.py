@@ -86,12 +86,11 @@ def check(index, docs, vectors, rng, rounds: int, k: int = 10) -> None:
         assert index.counts(readers=readers)["documents"] == int(seen.sum())
 
 
-@pytest.mark.parametrize("brute_max", [allowed_module.BRUTE_MAX, 0],
-                         ids=["exact-for-few", "bitmap-selector"])
+@pytest.mark.parametrize("share", [1.0, 0.0], ids=["exact-for-few", "bitmap-selector"])
 def test_folder_hits_equal_an_exact_search_over_the_visible(world, tmp_path, tiny_encoder,
-                                                            monkeypatch, brute_max):
+                                                            monkeypatch, share):
     docs, vectors, rng = world
-    monkeypatch.setattr(allowed_module, "BRUTE_MAX", brute_max)
+    monkeypatch.setattr(allowed_module, "FEW_SHARE", share)
     build_index(docs, tmp_path / "p", model=tiny_encoder, preset="flat", vectors=vectors)
     index = SemanticIndex.open(tmp_path / "p", encoder=tiny_encoder)
     check(index, docs, vectors, rng, rounds=25)
