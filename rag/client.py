@@ -5,13 +5,15 @@ answer raises `ServiceError` with the service's message."""
 from __future__ import annotations
 
 import base64
+import os
 from typing import Any
 
 import numpy as np
 
 from indexer import Hit
 
-__all__ = ["ServiceClient", "ServiceError"]
+__all__ = ["API_KEY_ENV", "ServiceClient", "ServiceError"]
+API_KEY_ENV = "BERTSCOPE_API_KEY"
 
 
 class ServiceError(RuntimeError):
@@ -21,13 +23,16 @@ class ServiceError(RuntimeError):
 
 
 class ServiceClient:
-    """`url` of a running `python -m service`; `api_key` for document writes; `transport`: an
+    """`url` of a running `python -m service`; `api_key`: the caller's key, sent as
+    `Authorization: Bearer` on every call, reads included (a server with `--keys` answers only
+    what its scopes allow); None: the environment's BERTSCOPE_API_KEY, if set; `transport`: an
     httpx transport to inject (tests, or an ASGI app in-process)."""
 
     def __init__(self, url: str, *, api_key: str | None = None, timeout: float = 60,
                  transport=None) -> None:
         import httpx
 
+        api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV) or None
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout,
                                   transport=transport)

@@ -2,7 +2,8 @@
 `Embeddings`), over an index in this process or one behind the service.
 
     retriever = BertscopeRetriever.from_index(SemanticIndex.open("indexes/bbc-news"), k=5)
-    retriever = BertscopeRetriever.from_service("http://127.0.0.1:8000", "bbc-news")
+    retriever = BertscopeRetriever.from_service("http://127.0.0.1:8000", "bbc-news",
+                                                api_key=KEY)  # or BERTSCOPE_API_KEY
     docs = retriever.invoke("what did the central bank do?")   # list[Document]
 
 Needs `langchain-core` (`pip install -e .[rag]`).

@@ -1,7 +1,8 @@
 """LlamaIndex: `BertscopeRetriever` (a `BaseRetriever`) and `BertscopeEmbedding` (a
 `BaseEmbedding`), over an index in this process or one behind the service.
 
-    retriever = BertscopeRetriever.from_service("http://127.0.0.1:8000", "bbc-news", k=5)
+    retriever = BertscopeRetriever.from_service("http://127.0.0.1:8000", "bbc-news", k=5,
+                                                api_key=KEY)  # or BERTSCOPE_API_KEY
     nodes = retriever.retrieve("what did the central bank do?")   # list[NodeWithScore]
 
 Needs `llama-index-core` (`pip install -e .[rag]`).

@@ -45,6 +45,12 @@ class ServiceConfig:
     max_concurrent_requests: int | None = 256
     idle_timeout_s: float = 5.0  # a connection that sends nothing (new or between requests)
     request_timeout_s: float = 30.0  # headers and body whole, from the request's first byte
+    # principals, keys and scopes (`--keys`, service/access.py): None: reads open to anyone
+    # who reaches the port, writes by `api_key`
+    keys_file: Path | None = None
+    audit_log: Path | None = None  # JSONL of writes and refusals (service/audit.py); None: off
+    audit_max_bytes: int = 100 * 1024 * 1024  # then renamed .1 (five kept)
+    rate_limit: float | None = None  # requests a second per principal (burst as many)
 
     def __post_init__(self) -> None:
         problem = settings_problem(self)
@@ -66,6 +72,17 @@ def settings_problem(config: ServiceConfig) -> str | None:
         if not (finite(value) and value >= MIN_TIMEOUT_S):
             return (f"{name} must be a finite number of seconds >= {MIN_TIMEOUT_S:g} (shorter "
                     f"closes connections before their request arrives), got {value!r}")
+    if config.keys_file is not None and config.api_key is not None:
+        return ("keys_file and api_key (--keys and --api-key-file) exclude each other: with "
+                "--keys, give writers a 'write' scope in the keys file")
+    if config.rate_limit is not None and not (finite(config.rate_limit)
+                                              and config.rate_limit > 0):
+        return f"rate_limit must be a finite number of requests a second > 0, got " \
+               f"{config.rate_limit!r}"
+    if config.rate_limit is not None and config.keys_file is None:
+        return "rate_limit (--rate-limit) is per principal: it needs keys_file (--keys)"
+    if not (isinstance(config.audit_max_bytes, int) and config.audit_max_bytes >= 1024):
+        return f"audit_max_bytes must be an integer >= 1024, got {config.audit_max_bytes!r}"
     if not (isinstance(config.max_batch_texts, int) and config.max_batch_texts >= 1):
         return f"max_batch_texts must be an integer >= 1, got {config.max_batch_texts!r}"
     return None

@@ -41,9 +41,12 @@ class _Open:
 
 
 class Indexes:
-    def __init__(self, root: Path, encoders: Encoders) -> None:
+    def __init__(self, root: Path, encoders: Encoders, *, list_in_404: bool = True) -> None:
+        """`list_in_404`: whether a 404 lists the indexes (not with `--keys`: a caller may
+        read only some)."""
         self.root = Path(root)
         self.encoders = encoders
+        self.list_in_404 = list_in_404
         self._open: dict[str, _Open] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -79,6 +82,9 @@ class Indexes:
                                 "root")
         found = index_named(self.root, name) or self._found().get(name)
         if found is None:
+            if not self.list_in_404:
+                raise ApiError(404, f"no index {name!r}; GET /v1/indexes lists those this key "
+                                    "may read")
             names = ", ".join(self.names()) or "none (build one with `python -m indexer build`)"
             raise ApiError(404, f"no index {name!r}; indexes: {names}")
         try:
@@ -183,11 +189,15 @@ class Indexes:
                 break
         else:
             if model not in self.models():
-                raise ApiError(404, f"no model {model[:80]!r}; models: "
-                                    f"{', '.join(self.models())}", "model_not_found")
+                raise self.unknown_model(model)
             enc = self.encoders.for_model(model)
         self._models[model] = enc
         return enc
+
+    def unknown_model(self, model: str) -> ApiError:
+        """The 404 for a model name that names nothing here."""
+        return ApiError(404, f"no model {model[:80]!r}; models: {', '.join(self.models())}",
+                        "model_not_found")
 
     def summary(self, name: str) -> dict:
         """`GET /v1/indexes`'s entry, from the manifest alone (nothing loaded)."""

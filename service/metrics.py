@@ -3,8 +3,9 @@
 - `bertscope_requests_total{route,method,status}` and `bertscope_request_seconds{route,method}`
   (a histogram: `_bucket`, `_sum`, `_count`), by route template (`/v1/indexes/{name}/search`);
 - `bertscope_requests_in_flight`, `bertscope_requests_refused_total` (429s past
-  --max-concurrent-requests), `bertscope_requests_on_loop_total{route}` (light requests answered
-  on the event loop, alone: service/inline.py);
+  --max-concurrent-requests), `bertscope_access_refused_total{reason}` (with --keys: no_key,
+  bad_key, scope, rate_limit, no_rule; without: writes_off), `bertscope_requests_on_loop_total
+  {route}` (light requests answered on the event loop, alone: service/inline.py);
 - `bertscope_encode_batch_texts{model}` and `bertscope_encode_queue_seconds{model}`: texts per
   encode call and how long a request waited for its batch to start;
 - `bertscope_encoder_loaded{model,backend}` and `bertscope_index_version{index}`, read when
@@ -37,6 +38,9 @@ class Metrics:
                                "(health, readiness and metrics not counted)", registry=r)
         self.refused = Counter("bertscope_requests_refused", "requests answered 429 past "
                                "--max-concurrent-requests", registry=r)
+        self.access_refused = Counter("bertscope_access_refused", "requests refused by the "
+                                      "keys (401, 403) or a principal's rate limit (429), by "
+                                      "reason", ["reason"], registry=r)
         self.on_loop_total = Counter("bertscope_requests_on_loop", "light requests answered "
                                      "on the event loop while alone (no thread hop)", ["route"],
                                      registry=r)

@@ -147,3 +147,28 @@ def with_limits(schema: dict, limits: Limits, explain_passage_chars: int) -> dic
         if model in models:
             _weights_positive(models[model])
     return schema
+
+
+KEYED = {401: "no Bearer key, or one that is not valid here (unknown or revoked)",
+         403: "a key whose scopes do not allow this on this index (the same whether the "
+              "index exists or not)",
+         429: "more requests at once than --max-concurrent-requests, or this principal past "
+              "--rate-limit; see Retry-After"}
+
+
+def with_keys(schema: dict, needs_key) -> dict:
+    """`schema` for a server with `--keys`: a Bearer security scheme, and on each operation
+    whose path `needs_key(path)`, that scheme and the 401, 403 and 429 it may answer."""
+    schema.setdefault("components", {}).setdefault("securitySchemes", {})["bearer"] = {
+        "type": "http", "scheme": "bearer",
+        "description": "a key made by `python -m service keys add` (docs/API.md)"}
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    for path, operations in schema.get("paths", {}).items():
+        if not needs_key(path):
+            continue
+        for operation in operations.values():
+            operation["security"] = [{"bearer": []}]
+            responses = operation.setdefault("responses", {})
+            for status, why in KEYED.items():
+                responses[str(status)] = {"description": why, "content": error}
+    return schema

@@ -9,6 +9,7 @@ import math
 import numpy as np
 from fastapi import APIRouter, Request, Response
 
+from .access import may, require
 from .errors import ApiError
 from .inline import Inline
 from .openapi import BODY, LIMITED, errors
@@ -21,13 +22,25 @@ EXPLAIN_PASSAGE_CHARS = 2000  # integrated Jacobians grow with the passage: keep
 
 @router.get("/v1/models", tags=["embeddings"], responses=errors(*LIMITED))
 def models(request: Request) -> dict:
-    """OpenAI's model list: every model an index under the root uses, and the bundled ones."""
+    """OpenAI's model list: every model an index under the root uses, and the bundled ones
+    (with `--keys`, `indexes` names only those the caller may read)."""
     found = service_of(request).indexes.models()
-    return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "bertscope",
-                                        "indexes": names} for m, names in found.items()]}
+    return {"object": "list", "data": [
+        {"id": m, "object": "model", "owned_by": "bertscope",
+         "indexes": [n for n in names if may(request, "read", n)]} for m, names in found.items()]}
 
 
 TEXTS = errors(*BODY, *LIMITED, 404, 503)
+
+
+def _check_model(request: Request, model: str) -> None:
+    """With `--keys`, an index's name used as a model name is an unknown model to a caller who
+    may not read that index (the same 404), so it cannot tell which names are indexes."""
+    indexes = service_of(request).indexes
+    if service_of(request).gate.keys is None or may(request, "read", model):
+        return
+    if model in indexes.names() and model not in indexes.models():
+        raise indexes.unknown_model(model)
 EMBEDDINGS = "/v1/embeddings"
 
 
@@ -51,6 +64,7 @@ async def embeddings(body: EmbeddingsRequest, request: Request) -> Response:
     input). `input_type` (extension) adds the model's query or passage prompt."""
     texts = _texts(body, request)
     indexes = service_of(request).indexes
+    _check_model(request, body.model)
     light = Inline.light(texts) and indexes.model_loaded(body.model)
     return await service_of(request).inline.answer(
         (EMBEDDINGS, body.model), lambda: _embeddings(body, texts, indexes.model_encoder(
@@ -84,6 +98,7 @@ def tokenize(body: TokenizeRequest, request: Request) -> Response:
     from encoder import tokenize as run
 
     texts = _texts(body, request)
+    _check_model(request, body.model)
     enc = service_of(request).indexes.model_encoder(body.model)
     found = run(enc, texts, prompt=body.input_type, add_special_tokens=body.add_special_tokens)
     data = [{"index": i, "tokens": [t.__dict__ for t in one.tokens], "count": len(one.tokens),
@@ -99,6 +114,8 @@ def explain(body: ExplainRequest, request: Request) -> dict:
     svc = service_of(request)
     if (body.index is None) == (body.model is None):
         raise ApiError(422, "give `index` (explain with its encoder) or `model`, one of the two")
+    if body.index is not None:
+        require(request, "read", body.index)  # from the name, before the index is looked up
     check_texts_length([body.query], svc.config.limits.max_query_chars, "query",
                        "max_query_chars", one=True)
     check_texts_length([body.passage], EXPLAIN_PASSAGE_CHARS, "passage",
@@ -108,6 +125,7 @@ def explain(body: ExplainRequest, request: Request) -> dict:
     if body.index is not None:
         enc = svc.indexes.get(body.index).encoder
     else:
+        _check_model(request, body.model)
         enc = svc.indexes.model_encoder(body.model)
     ij = body.method == "integrated-jacobians"
     e = enc.explain(body.query, body.passage, method=body.method, steps=body.steps if ij else 0,

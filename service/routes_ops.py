@@ -1,6 +1,8 @@
 """What operators ask the service: `/health` (the process answers), `/ready` (it can serve: every
 index readable, every index's encoder loaded) and `/metrics` (Prometheus text). None of them
-counts against --max-concurrent-requests."""
+counts against --max-concurrent-requests. With `--keys`, `/health` and `/ready` answer without
+a key and name no index (`/ready` counts the damaged and loading ones); `/metrics` needs admin
+on `*`."""
 
 from __future__ import annotations
 
@@ -41,14 +43,20 @@ def ready(request: Request) -> Response:
     missing = [n for n in wanted if n not in svc.warmed]
     if missing or svc.unopened:
         _warm(svc, missing + list(svc.unopened))  # a failed one is tried again
+    keyed = svc.gate.keys is not None  # answered without a key: counts, never names
     body = {"status": "ready" if not damaged and not missing else "not ready",
             "indexes": len(names), "encoders_loaded": len(svc.encoders.loaded()),
-            "damaged": damaged, "loading": missing}
+            "damaged": len(damaged) if keyed else damaged,
+            "loading": len(missing) if keyed else missing}
     response = json_response(body)
     if damaged or missing:
         reasons = [f"index {n!r} cannot be read: {why}" for n, why in damaged.items()]
         if missing:
             reasons.append(f"loading the encoders of {', '.join(missing)}")
+        if keyed:
+            reasons = [f"{len(damaged)} indexes cannot be read (an admin's /v1/indexes says "
+                        "why)"] * bool(damaged) + [f"loading the encoders of {len(missing)} indexes"
+                                            ] * bool(missing)
         response = json_response({"error": {"message": "; ".join(reasons),
                                             "type": "unavailable_error"}, **body})
         response.status_code = 503

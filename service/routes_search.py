@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request, Response
 from rag.context import pack_context, token_counter
 from rag.highlight import highlight_spans
 
+from .access import may
 from .batching import encode_seconds
 from .errors import ApiError
 from .inline import Inline
@@ -34,9 +35,11 @@ SEARCH, CONTEXT = "/v1/indexes/{name}/search", "/v1/indexes/{name}/context"
 
 @router.get("/v1/indexes", tags=["indexes"], responses=errors(*LIMITED))
 def list_indexes(request: Request) -> dict:
-    """Every index under the root: name, model, backend, documents, chunks, preset."""
+    """Every index under the root (with `--keys`: those the caller may read): name, model,
+    backend, documents, chunks, preset."""
     indexes = service_of(request).indexes
-    return {"object": "list", "data": [indexes.summary(n) for n in indexes.names()]}
+    names = [n for n in indexes.names() if may(request, "read", n)]
+    return {"object": "list", "data": [indexes.summary(n) for n in names]}
 
 
 def _search_args(body) -> dict:

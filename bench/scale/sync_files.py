@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from .corpus import ScaleCorpus
+from .steps import redact
 
 PER_FOLDER = 100
 RUNS = 3
@@ -46,7 +47,7 @@ def sync(folder: Path, index: Path, *model: str) -> tuple[float, str]:
                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
     if done.returncode != 0:
         raise SystemExit(f"sync failed: {done.stderr[-500:]}")
-    return time.perf_counter() - started, done.stdout.strip().splitlines()[0]
+    return time.perf_counter() - started, redact(done.stdout.strip().splitlines()[0])
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ from ..fusion import fuse
 from ..presets import Spec
 from ..search_args import check_search
 from .expr import access_expr, both, to_expr
+from .filtered_exact import exact_over_filter, widest
 from .rows import token_text
 
 MAX_TOPK = 16_384  # Milvus's largest `limit`
@@ -106,9 +107,22 @@ class MilvusSearcher:
                fields: list[str] = HIT_FIELDS) -> list[Ranked]:
         qv = self._encode(list(queries))  # (Q, dim) unit rows
         params: dict[str, Any] = {"metric_type": "IP"}
-        if "efSearch" in knobs:
-            params["params"] = {"ef": max(knobs["efSearch"], want)}
-        return self._run(qv.tolist(), "vector", want, per_chunk, expr, params, rows, fields)
+        if "efSearch" not in knobs:  # FLAT: exact, filtered or not
+            return self._run(qv.tolist(), "vector", want, per_chunk, expr, params, rows, fields)
+        params["params"] = {"ef": max(knobs["efSearch"], want)}
+        found = self._run(qv.tolist(), "vector", want, per_chunk, expr, params, rows, fields)
+        short = [i for i, ranked in enumerate(found) if len(ranked) < want] if expr else []
+        if short:  # the graph walk lost what the filter keeps (`filtered_exact`)
+            again = exact_over_filter(self.client, self.collection, qv[short], expr, want,
+                                      per_chunk, rows)
+            if again is None:
+                again = self._run(qv[short].tolist(), "vector", want, per_chunk, expr,
+                                  widest(params), rows, fields)
+            elif "text" in fields:
+                self._fetch({c for ranked in again for c, _ in ranked}, rows)
+            for i, ranked in zip(short, again, strict=True):
+                found[i] = ranked
+        return found
 
     def _lexical(self, queries, want, per_chunk, expr, rows,
                  fields: list[str] = HIT_FIELDS) -> list[Ranked]:

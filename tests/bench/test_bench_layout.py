@@ -120,7 +120,7 @@ def test_the_readme_names_every_script_and_result_file():
     readme = (BENCH / "README.md").read_text(encoding="utf-8")
     missing = [p.name for p in SCRIPTS if f"({p.name})" not in readme]
     missing += [f"kit/{p.name}" for p in KITS if f"(kit/{p.name})" not in readme]
-    stems = {re.sub(r"\.(md|json)$", "", p.name) for p in (BENCH / "results").iterdir()}
+    stems = {re.sub(r"\.(md|json|png)$", "", p.name) for p in (BENCH / "results").iterdir()}
     missing += [s for s in sorted(stems) if f"`{s}." not in readme]
     assert not missing, f"bench/README.md does not say what these are: {missing}"
 

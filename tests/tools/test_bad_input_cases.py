@@ -28,7 +28,8 @@ def test_every_entry_point_has_at_least_20_bad_inputs():
         else:
             expected.append(f"python -m training {command}")
     expected += ["indexer library", "training library", "encoder library",
-                 "app (Streamlit pages)", "service (HTTP)", "python -m service"]
+                 "app (Streamlit pages)", "service (HTTP)", "python -m service",
+                 "python -m service (keys, audit, rate limits)", "python -m service keys"]
     short = {e: counts.get(e, 0) for e in expected if counts.get(e, 0) < MINIMUM}
     assert not short, f"entry points with fewer than {MINIMUM} bad inputs: {short}"
 

@@ -8,6 +8,7 @@ import shutil
 import uuid
 from pathlib import Path
 
+from .cases_access import FILES as ACCESS_FILES
 from .cases_indexer_documents import FILES as DOCUMENT_FILES
 from .cases_indexer_documents import LINKS
 from .cases_indexer_odd import FILES as ODD_FILES
@@ -151,7 +152,7 @@ class Workspace:
         self.root = root
         for rel, content in {**FILES, **BEIR, **ODD_FILES, **WRITE_FILES, **MESSAGE_FILES,
                              **DOCUMENT_FILES, **VECTOR_FILES, **TRUST_FILES,
-                             **PAGE_FILES, **READER_FILES}.items():
+                             **PAGE_FILES, **READER_FILES, **ACCESS_FILES}.items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
