@@ -168,3 +168,17 @@ def test_context_and_retrievers_see_only_what_readers_may(index):
 
     nodes = LlamaRetriever(index, k=30, mode="hybrid", readers=["eng"]).retrieve(SECRET[0])
     assert nodes and all(not n.node.id_.startswith("a15#") for n in nodes)
+
+
+def test_the_access_column_masks_chunks_by_reader_set(tmp_path):
+    from indexer.folder.access_column import AccessColumn
+
+    # chunk 1's document holds a value no name reads (written before access was checked)
+    col = AccessColumn.build(5, [(0, ["a"]), (1, []), (2, ["b", "a"])])
+    assert col.mask(frozenset({"a"})).tolist() == [True, False, True, True, True]
+    assert col.mask(frozenset({"b", "zz"})).tolist() == [False, False, True, True, True]
+    assert col.mask(frozenset()).tolist() == [False, False, False, True, True]
+    col.save(tmp_path)
+    again = AccessColumn.load(tmp_path)
+    assert again.mask(frozenset({"a"})).tolist() == [True, False, True, True, True]
+    assert AccessColumn.load(tmp_path / "none") is None  # a version saved before access
