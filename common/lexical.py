@@ -137,6 +137,10 @@ class LexicalIndex:
     def __init__(self, retriever, ids: np.ndarray) -> None:
         self.retriever = retriever
         self.ids = ids  # (n,) int64 chunk ids
+        # ids 0..n-1 in order (a version without deletions): a mask over ids is one over
+        # positions, read as it is where a copy into positions cost 0.2 ms a query at 100k
+        self._positions = bool(len(ids)) and int(ids[0]) == 0 and \
+            int(ids[-1]) == len(ids) - 1 and bool(np.all(np.diff(ids) == 1))
 
     @classmethod
     def build(cls, ids: Sequence[int], tokens: Iterable[Sequence[str]],
@@ -183,7 +187,10 @@ class LexicalIndex:
         if not len(self.ids):
             return [[] for _ in queries]
         mask = None
-        if isinstance(allowed, np.ndarray):
+        if isinstance(allowed, np.ndarray) and self._positions and \
+                len(allowed) >= len(self.ids) and self.retriever.backend != "numba":
+            mask = allowed[:len(self.ids)]  # position i is chunk i: the mask as it is
+        elif isinstance(allowed, np.ndarray):
             inside = self.ids < len(allowed)
             mask = np.zeros(len(self.ids), dtype=np.float32)
             mask[inside] = allowed[self.ids[inside]]

@@ -16,8 +16,11 @@ from typing import Any
 from .text import lone_surrogate, surrogate_note
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-RESERVED_NAMES = ("source", "page", "section", "sha256", "format", "access")
-RESERVED_NOTE = "source, page, section, sha256, format, access, and every name starting with _"
+RESERVED_NAMES = ("source", "page", "section", "sha256", "format")
+RESERVED_NOTE = "source, page, section, sha256, format, and every name starting with _"
+# who may see a document (`indexer.access`): a write through the API may give it, checked there;
+# a file's front matter never does (sync's --access rules set it for files)
+ACCESS = "access"
 # the names a user may give, as a JSON Schema `pattern` (the service's OpenAPI schema says it)
 ALLOWED_PATTERN = rf"^(?!_)(?!(?:{'|'.join(RESERVED_NAMES)})$)"
 MIXED = "mixed"  # a field of an index written before kinds were kept: any scalar goes

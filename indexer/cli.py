@@ -70,7 +70,7 @@ def cmd_sync(args) -> int:
                                                                      args.overlap),
                          include=args.include, exclude=args.exclude,
                          max_file_mb=args.max_file_mb, batch_size=args.batch_size,
-                         progress=StageBar(), ocr=args.ocr)
+                         progress=StageBar(), ocr=args.ocr, access=args.access)
     lines = report.lines()
     print(lines[0] + (f" (built {args.index})" if report.created else ""))
     for line in lines[1:]:

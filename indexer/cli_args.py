@@ -83,6 +83,10 @@ def parser() -> argparse.ArgumentParser:
     y.add_argument("--overlap", type=NON_NEGATIVE, default=32)
     y.add_argument("--batch-size", type=POSITIVE, default=32)
     y.add_argument("--threads", type=POSITIVE, help="torch threads for encoding")
+    y.add_argument("--access", action="append", default=[], type=access_rule,
+                   metavar="GLOB=NAMES", help="who may read matching files (repeatable; the "
+                   "last rule that matches wins), e.g. 'hr/**=hr,payroll'; 'GLOB=' for every "
+                   "reader; a file no rule matches is every reader's")
     file_args(y)
     corpus_args(b)
     b.add_argument("--out", help="the index folder (or a milvus:// address)")
@@ -221,6 +225,16 @@ def store_target(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 def _usage(store, sep: str = " ") -> str:
     """A store's flags as a user writes them: `--milvus-uri URI --collection NAME`."""
     return sep.join(f"{flag} {metavar}" for flag, (metavar, _) in store.flags.items())
+
+
+def access_rule(text: str):
+    """`--access GLOB=NAMES` parsed (`indexer.access_rules`); argparse names the flag."""
+    from .access_rules import parse_rule
+
+    try:
+        return parse_rule(text)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def file_args(c) -> None:

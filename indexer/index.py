@@ -7,6 +7,9 @@ hold a `SemanticIndex` and never ask which store it is.
                                 # (opened through the door, `indexer.stores`)
     index.search(...) / explain(...) / query_too_long(q)
     index.document(id) / documents(ids) / missing(ids) / doc_ids() / all_documents()
+    readers=[...] on every read a caller sees (search, document(s), missing, counts,
+        field_values, chunk_spans, explain): only documents whose `access` is absent or names
+        a reader exist (`indexer.access`); None (the default) reads without restriction
     index.stored(ids) -> StoredBatch   # documents, chunk rows and vectors exactly as stored
     index.chunk_spans(id)              # [(chunk_id, start, end)]: where each chunk lies
     index.add(docs) / upsert(docs) / delete(ids) / compact() / save() / close()
@@ -18,19 +21,21 @@ store writes what it stores differently."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .chunking import Chunk, ChunkingConfig, chunk_documents, chunk_input, whole_document_chunks
+from .access import check_readers
+from .chunking import Chunk, ChunkingConfig, chunk_documents, whole_document_chunks
 from .documents import Document, Hit
 from .embedding import embed_passages
 from .filters import unknown_field
 from .fusion import DEFAULT_FUSION, RRF_K
 from .given_vectors import check_vectors, unit_rows
 from .index_encoder import check_fits, index_backend, load_index_encoder
+from .index_explain import Explaining
 from .presets import Spec
 from .search_args import MODES
 from .stats import IndexStats, stats_of
@@ -40,7 +45,7 @@ from .validation import check_doc_id, check_documents, check_positive_int
 __all__ = ["MODES", "SemanticIndex"]
 
 
-class SemanticIndex(ABC):
+class SemanticIndex(Explaining, ABC):
     """One index, opened: search it, read its documents, change it. Writes are checked the same
     way on every store (`indexer.validation`); how they become visible is the store's: a folder
     index publishes them as the next version on `save()`, Milvus makes them live at once."""
@@ -111,13 +116,15 @@ class SemanticIndex(ABC):
         """Search knobs this index's preset takes, with their defaults."""
         return dict(self.spec.knobs)
 
-    def stats(self) -> IndexStats:
-        return stats_of(str(self.location), self.manifest, self.counts(), self.knobs,
-                        self.store)
+    def stats(self, *, readers: Iterable[str] | None = None) -> IndexStats:
+        """What the index holds; its counts as `readers` see them (`counts`)."""
+        return stats_of(str(self.location), self.manifest, self.counts(readers=readers),
+                        self.knobs, self.store)
 
     @abstractmethod
-    def counts(self) -> dict[str, int]:
-        """{"documents", "chunks", "tombstones"} as readers see them now."""
+    def counts(self, *, readers: Iterable[str] | None = None) -> dict[str, int]:
+        """{"documents", "chunks", "tombstones"} as readers see them now; with `readers`, the
+        documents and chunks those readers may see."""
 
     @abstractmethod
     def storage(self) -> tuple[str, str]:
@@ -129,20 +136,26 @@ class SemanticIndex(ABC):
         return self.counts()["documents"]
 
     # -- documents -----------------------------------------------------------------------------
-    def document(self, doc_id: str) -> Document:
+    def document(self, doc_id: str, *, readers: Iterable[str] | None = None) -> Document:
+        """Document `doc_id`; `KeyError` when absent, or hidden from `readers` (the same error:
+        a hidden document is a missing one)."""
         doc_id = check_doc_id(doc_id, "doc_id")
-        doc = self.documents([doc_id]).get(doc_id)
+        doc = self.documents([doc_id], readers=readers).get(doc_id)
         if doc is None:
             raise KeyError(f"no document {doc_id!r} in {self.location}")
         return doc
 
     @abstractmethod
-    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        """{doc_id: Document} for every id present, in one read (e.g. the documents of hits)."""
+    def documents(self, doc_ids: Sequence[str], *, readers: Iterable[str] | None = None
+                  ) -> dict[str, Document]:
+        """{doc_id: Document} for every id present (and visible to `readers`), in one read
+        (e.g. the documents of hits)."""
 
     @abstractmethod
-    def missing(self, doc_ids: Sequence[str]) -> list[str]:
-        """The ids among `doc_ids` that are not in the index, in the order given."""
+    def missing(self, doc_ids: Sequence[str], *, readers: Iterable[str] | None = None
+                ) -> list[str]:
+        """The ids among `doc_ids` that are not in the index (or hidden from `readers`), in
+        the order given."""
 
     @abstractmethod
     def doc_ids(self) -> list[str]:
@@ -169,11 +182,19 @@ class SemanticIndex(ABC):
         (spans, BM25 tokens) and vectors, exactly as stored: what a migration copies and a
         re-index keeps the chunking of. `vectors=False` leaves the vectors out ((chunks, 0))."""
 
-    @abstractmethod
-    def chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
+    def chunk_spans(self, doc_id: str, *, readers: Iterable[str] | None = None
+                    ) -> list[tuple[int, int, int]]:
         """(chunk_id, start, end) of each chunk of document `doc_id`, in chunk order ([] for an
-        id not in the index): where a hit's `chunk_id` lies in its document's text (the page
-        route highlights it)."""
+        id not in the index, or hidden from `readers`): where a hit's `chunk_id` lies in its
+        document's text (the page route highlights it)."""
+        doc_id = check_doc_id(doc_id, "doc_id")
+        if readers is not None and self.missing([doc_id], readers=readers):
+            return []
+        return self._chunk_spans(doc_id)
+
+    @abstractmethod
+    def _chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
+        """The store's `chunk_spans` of a checked id, unrestricted."""
 
     # -- search --------------------------------------------------------------------------------
     def search(
@@ -187,6 +208,7 @@ class SemanticIndex(ABC):
         rrf_k: int = RRF_K,
         weights: tuple[float, float] | None = None,
         fusion: str = DEFAULT_FUSION,
+        readers: Iterable[str] | None = None,
         **knobs: int,
     ) -> list[Hit] | list[list[Hit]]:
         """Top-`k` hits for one query (→ list[Hit]) or many (→ one list per query, one batch).
@@ -195,11 +217,14 @@ class SemanticIndex(ABC):
         or hybrid: both fused by `fusion` ("rrf": reciprocal ranks, `rrf_k`; "minmax" /
         "zscore": convex combination of per-query normalised scores), `weights` = (dense,
         lexical), None for the fusion's default (`indexer.fusion.DEFAULT_WEIGHTS`). `filter`
-        restricts to documents whose metadata match. `knobs`: nprobe / efSearch / rerank where
-        the preset takes them (see `knobs`)."""
+        restricts to documents whose metadata match. `readers` restricts to the documents
+        those names may see, inside the index before top-k (with `filter`, both hold): k hits
+        whenever k visible documents match. `knobs`: nprobe / efSearch / rerank where the
+        preset takes them (see `knobs`)."""
         return self._searcher().search(queries, k, mode=mode, filter=filter,
                                        per_chunk=per_chunk, rrf_k=rrf_k, weights=weights,
-                                       knobs=knobs, fusion=fusion)
+                                       knobs=knobs, fusion=fusion,
+                                       readers=check_readers(readers))
 
     @abstractmethod
     def _searcher(self):
@@ -208,63 +233,31 @@ class SemanticIndex(ABC):
     def _encode_queries(self, texts: list[str]):
         return self.encoder.encode(texts, prompt="query")
 
-    def query_too_long(self, query: str) -> bool:
-        """True when dense search would see only the start of `query` (beyond the encoder's
-        `max_length` tokens)."""
-        enc = self.encoder
-        return enc.token_lengths([query], prompt="query")[0] > enc.max_length
-
-    def explain(self, query: str, hit: Hit, *, method: str = "integrated-jacobians",
-                steps: int = 16, progress: Callable[[int, int], None] | None = None):
-        """Why `hit` matched `query`: the index's encoder explains the query against the hit's
-        chunk as it was encoded (title included where the index puts it), with the query and
-        passage prompts → `encoder.Explanation`: its `backend_score` is the hit's dense cosine
-        (the index's backend), its `score` the torch fp32 cosine the attributions explain.
-        `progress(done, total)`: see `encoder.explain.explain` (raise in it to cancel)."""
-        return self.encoder.explain(query, self._passage(hit), method=method, steps=steps,
-                                    prompt_a="query", prompt_b="passage", progress=progress)
-
-    def explain_work(self, query: str, hit: Hit, steps: int = 16,
-                     method: str = "integrated-jacobians") -> int:
-        """The token passes `explain(query, hit, method=method, steps=steps)` takes (checked as
-        it would be, nothing computed): what a caller's time estimate scales with
-        (`encoder.explain.estimate`)."""
-        from encoder.explain import occlusion_work, work_units
-
-        if method == "occlusion":
-            return occlusion_work(self.encoder, query, self._passage(hit), prompt_a="query",
-                                  prompt_b="passage")
-        return work_units(self.encoder, query, self._passage(hit), steps=steps,
-                          prompt_a="query", prompt_b="passage")
-
-    def _passage(self, hit: Hit) -> str:
-        if not isinstance(hit, Hit):
-            raise TypeError(f"hit must be a Hit from this index's search, got {type(hit).__name__}")
-        return chunk_input(self.encoder, hit.title, hit.text,
-                           ChunkingConfig(**self.manifest["chunking"]))
-
     # -- metadata fields -----------------------------------------------------------------------
     @abstractmethod
     def field_types(self) -> dict[str, str]:
         """Metadata field name -> "str" | "int" | "float" | "bool" | "mixed", as readers see
         them now."""
 
-    def field_values(self, name: str, limit: int = 50) -> list[Any] | None:
-        """The distinct values of metadata field `name` among live documents, sorted (numbers,
-        then text; True/False for a bool field); None when there are more than `limit`. Raises
-        `QueryError` for a field the index does not have."""
+    def field_values(self, name: str, limit: int = 50, *,
+                     readers: Iterable[str] | None = None) -> list[Any] | None:
+        """The distinct values of metadata field `name` among live documents (those `readers`
+        may see), sorted (numbers, then text; True/False for a bool field); None when there
+        are more than `limit`. Raises `QueryError` for a field the index does not have."""
         types = self.field_types()
         limit = check_positive_int(limit, "limit")
         if not isinstance(name, str) or name not in types:
             raise unknown_field(name, types)
-        values = self._field_values(name, limit)
+        values = self._field_values(name, limit, check_readers(readers))
         if values is not None and types[name] == "bool":
             values = sorted({bool(v) for v in values})
         return values
 
     @abstractmethod
-    def _field_values(self, name: str, limit: int) -> list[Any] | None:
-        """The store's distinct values of `name` (None: more than `limit`)."""
+    def _field_values(self, name: str, limit: int, readers: frozenset[str] | None
+                      ) -> list[Any] | None:
+        """The store's distinct values of `name` among documents `readers` may see (None:
+        more than `limit`)."""
 
     # -- writing -------------------------------------------------------------------------------
     @abstractmethod

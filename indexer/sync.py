@@ -11,7 +11,10 @@ Works on both stores through the API they share (`open`, `doc_ids`, `all_documen
 version of it, keeps that version. A file touched without a change of content keeps its
 document and the `modified` time of that document's content. Sync touches only documents it
 read from files (`is_file_document`): rows from a corpus or a write in the same index are left
-as they are (the report says how many), and a file whose id one of them holds is refused."""
+as they are (the report says how many), and a file whose id one of them holds is refused.
+`access` rules (`indexer.access_rules`) say who may read each file; a file whose rule changed is
+written again (re-encoded), and a run without rules over an index whose files carry access is
+refused rather than making them public."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from common import check_path
 from common.documents import MAX_FILE_MB, file_stamp, folder_files, is_file_document, read_file
 from common.documents.records import ReadError
 
+from .access import ACCESS
+from .access_rules import AccessRule, access_for, parse_rules, with_access
 from .build_progress import BuildProgress
 from .chunking import ChunkingConfig
 from .documents import Document
@@ -82,6 +87,7 @@ class SyncSettings:
     batch_size: int = 32
     batch_files: int = BATCH_FILES
     ocr: str = "auto"  # auto, off, force: which PDF pages and whether images are read by OCR
+    access: tuple[AccessRule, ...] = ()  # who may read which files (the last match wins)
 
 
 def _open(target: str, encoder, backend: str | None):
@@ -99,22 +105,25 @@ def sync_folder(folder: str | Path, target: str | Path, *, model=None,
                 exclude: Sequence[str] = (), max_file_mb: float = MAX_FILE_MB,
                 batch_size: int = 32, batch_files: int = BATCH_FILES,
                 progress: Callable[[BuildProgress], None] | None = None,
-                ocr: str = "auto") -> SyncReport:
+                ocr: str = "auto", access: Sequence[str] | None = None) -> SyncReport:
     """Make the index at `target` (a folder or a `milvus://` address) hold the documents of
     `folder`: build it when absent (with `model`, default minilm, `backend`, `preset`,
     `chunking`), else bring it up to date with the index's own model. `progress` gets
     `BuildProgress` reports (read: files checked; encode: chunks embedded, as a build's). `ocr`
-    (auto, off, force): which PDF pages and whether images are read by OCR."""
+    (auto, off, force): which PDF pages and whether images are read by OCR. `access`: rules
+    'GLOB=NAME,NAME' ('GLOB=' for everyone) saying who may read which files
+    (`indexer.access_rules`: the last that matches a file wins; no match: everyone)."""
     from common.documents.ocr import check_mode
 
     check_mode(ocr)
+    rules = parse_rules(access)
     root = check_path(folder, "the folder to sync", "a folder of documents")
     if not root.is_dir():
         raise IndexerError(f"sync needs a folder of documents; {root} is "
                            f"{'a file' if root.exists() else 'not there'}")
     target = str(target)
     settings = SyncSettings(model or "minilm", backend, preset, chunking, include, exclude,
-                            max_file_mb, batch_size, batch_files, ocr)
+                            max_file_mb, batch_size, batch_files, ocr, rules)
     named = isinstance(model, (str, Path))
     index = _open(target, None if named else model, None if backend == "auto" else backend)
     if index is None:
@@ -137,8 +146,18 @@ def _create(root: Path, target: str, settings: SyncSettings,
 
     options = CorpusOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
                             max_file_mb=settings.max_file_mb, ocr=settings.ocr)
+    corpus: Any = str(root)
+    if settings.access:  # read here, to give each file the access its rule says
+        from common.corpus import read_corpus
+
+        def read(n: int, total: int) -> None:
+            if progress is not None:
+                progress(BuildProgress("read", n, total))
+
+        corpus = read_corpus(root, options, progress=read)
+        corpus.documents = [with_access(d, settings.access) for d in corpus.documents]
     # the folder's whole path: pages are drawn from its files (indexer.pages)
-    index = build_index(str(root), target, model=settings.model, backend=settings.backend,
+    index = build_index(corpus, target, model=settings.model, backend=settings.backend,
                         preset=settings.preset, chunking=settings.chunking,
                         corpus_options=options, batch_size=settings.batch_size,
                         progress=progress, source=str(root.resolve()))
@@ -170,6 +189,7 @@ def _update(index, root: Path, settings: SyncSettings,
         raise IndexerError(f"no document file under {root}{kept}: sync would remove all "
                            f"{len(held)} documents of the index; nothing changed (a wrong "
                            "folder or --include?)")
+    _check_rules(held, settings.access)
     # ids with chunks but no whole document: a write that a kill cut short (Milvus)
     stray = set(index.doc_ids()) - set(whole)
     on_disk: set[str] = set()
@@ -178,9 +198,11 @@ def _update(index, root: Path, settings: SyncSettings,
     for n, (path, rel) in enumerate(walked.files, start=1):
         on_disk.add(rel)
         old = held.get(rel)
+        # a file whose rule now says other readers is written again
+        same_access = old is not None and old.get(ACCESS) == access_for(rel, settings.access)
         if old is None and rel in whole:
             report.failed.append((rel, OTHERS_ID))
-        elif old is not None and file_stamp(path) == (old.get("bytes"), old.get("modified")):
+        elif same_access and file_stamp(path) == (old.get("bytes"), old.get("modified")):
             report.unchanged += 1
         else:
             try:
@@ -191,7 +213,8 @@ def _update(index, root: Path, settings: SyncSettings,
                 report.failed.append((rel, f"could not be read ({type(exc).__name__}: "
                                            f"{str(exc)[:200]})"))
             else:
-                if old is not None and old.get("sha256") == doc.metadata["sha256"]:
+                doc = with_access(doc, settings.access)
+                if same_access and old.get("sha256") == doc.metadata["sha256"]:
                     report.unchanged += 1  # touched, same content: nothing to encode
                 else:
                     (report.updated if old is not None else report.added).append(rel)
@@ -228,6 +251,19 @@ def _update(index, root: Path, settings: SyncSettings,
     if progress is not None:
         progress(BuildProgress("done", len(changed), len(changed)))
     return report
+
+
+def _check_rules(held: dict[str, dict], rules: tuple[AccessRule, ...]) -> None:
+    """A run without rules over files that carry access would make them every reader's: a
+    forgotten --access is refused, with what to write instead."""
+    if rules:
+        return
+    kept = sorted(i for i, m in held.items() if ACCESS in m)
+    if kept:
+        raise IndexerError(f"{len(kept):,} files of this index carry access from earlier "
+                           f"--access rules (e.g. {kept[0][:80]!r}); sync without rules would "
+                           "make them visible to every reader: give the rules again, or "
+                           "--access '**=' to make every file public; nothing changed")
 
 
 def _write(index, docs: list[Document], batch_size: int, report: SyncReport,

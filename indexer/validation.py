@@ -13,6 +13,7 @@ from common.documents import FileDocument
 from common.metadata import is_reserved, kind_problem, range_problem, reserved_problem, type_problem
 from common.text import INVISIBLE_NOTE, has_visible_text, lone_surrogate, surrogate_note
 
+from .access import ACCESS, check_access
 from .errors import CorpusError, QueryError
 from .presets import PRESETS
 
@@ -55,7 +56,8 @@ def check_metadata(metadata: Any, where: str = "metadata", who: str = "", *,
     """A dict of str keys to JSON values (integers within 64 bits: `common.metadata`). Filters
     and pick lists use the str / int / float / bool ones; lists and dicts are kept and shown,
     never matched. No reserved name (`source`, `page`, `_layout`…: `common.metadata`) unless
-    `own` (a document the product read from a file). `who` starts the messages."""
+    `own` (a document the product read from a file). `access` is checked and kept as a sorted
+    list of names (`indexer.access.check_access`). `who` starts the messages."""
     if metadata is None:
         return {}
     if not isinstance(metadata, dict):
@@ -73,7 +75,15 @@ def check_metadata(metadata: Any, where: str = "metadata", who: str = "", *,
         problem = range_problem(value)
         if problem:
             raise ValueError(f"{who}{where}[{key!r}] is {_shown(value)}: {problem}")
-    return dict(metadata)
+    out = dict(metadata)
+    if ACCESS in out and out[ACCESS] is None:  # a corpus's empty cell: every reader
+        del out[ACCESS]
+    if ACCESS in out:
+        try:
+            out[ACCESS] = check_access(out[ACCESS], f"{where}[{ACCESS!r}]")
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{who}{exc}") from None
+    return out
 
 
 def _shown(value: Any) -> str:
@@ -134,7 +144,7 @@ def check_corpus_names(documents: Sequence[Document], source: str) -> None:
     """A build from corpus file `source` (JSONL, CSV…): no row sets a reserved metadata name
     (a crawler's `source` or `sha256` would be cited as a file's and touched by `sync`);
     the first one met is refused, before anything is encoded. Files' documents are the
-    product's own and pass."""
+    product's own and pass. A row's `access` is checked and stored as a list (in place)."""
     for doc in documents:
         if isinstance(doc, FileDocument):
             continue
@@ -144,6 +154,11 @@ def check_corpus_names(documents: Sequence[Document], source: str) -> None:
                               f"{name[:60]!r}; {reserved_problem(name)} in the file, or keep "
                               "the other fields only with --metadata-fields "
                               "(metadata_fields=[...])")
+        if ACCESS in doc.metadata:  # a row's access is one name; kept as a list of it
+            try:
+                doc.metadata[ACCESS] = check_access(doc.metadata[ACCESS])
+            except (TypeError, ValueError) as exc:
+                raise CorpusError(f"{source}: the row of id {doc.id[:80]!r}: {exc}") from None
 
 
 def check_document_list(documents: Any, what: str = "documents") -> Sequence:

@@ -11,6 +11,7 @@ Needs `langchain-core` (`pip install -e .[rag]`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 try:
@@ -39,8 +40,10 @@ class BertscopeRetriever(BaseRetriever):
     filter: dict | None = None
 
     @classmethod
-    def from_index(cls, index, **options: Any) -> BertscopeRetriever:
-        return cls(source=as_source(index), **options)
+    def from_index(cls, index, *, readers: Iterable[str] | None = None,
+                   **options: Any) -> BertscopeRetriever:
+        """Over `index` in this process; `readers`: only what those names may see."""
+        return cls(source=as_source(index, readers), **options)
 
     @classmethod
     def from_service(cls, url: str, name: str, *, api_key: str | None = None,

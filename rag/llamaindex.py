@@ -10,6 +10,7 @@ Needs `llama-index-core` (`pip install -e .[rag]`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 try:
@@ -30,9 +31,10 @@ class BertscopeRetriever(BaseRetriever):
     `rag.sources.hit_metadata`)."""
 
     def __init__(self, source, *, k: int = 5, mode: str = "hybrid",
-                 filter: dict | None = None, **kwargs: Any) -> None:  # noqa: A002
+                 filter: dict | None = None,  # noqa: A002
+                 readers: Iterable[str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.source: Source = as_source(source)
+        self.source: Source = as_source(source, readers)
         self.k, self.mode, self.filter = k, mode, filter
 
     @classmethod

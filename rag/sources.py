@@ -4,6 +4,7 @@ float32 arrays, so each framework's retriever is written once."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 import numpy as np
@@ -23,13 +24,19 @@ class Source(Protocol):
 
 
 class LocalIndex:
-    def __init__(self, index: SemanticIndex) -> None:
+    """`index` in this process; `readers` (`indexer.access`): only the documents those group or
+    principal names may see are searched (None: every document)."""
+
+    def __init__(self, index: SemanticIndex, readers: Iterable[str] | None = None) -> None:
+        from indexer.access import check_readers
+
         self.index = index
+        self.readers = check_readers(readers)
 
     def search(self, query: str, k: int, *, mode: str = "hybrid",
                filter: dict | None = None) -> list[Hit]:  # noqa: A002 - the library's name
         return self.index.search(query, k, mode=MODES.get(mode, mode), filter=filter,
-                                 per_chunk=True)
+                                 per_chunk=True, readers=self.readers)
 
     def embed(self, texts: list[str], input_type: str | None = None) -> np.ndarray:
         return self.index.encoder.encode(list(texts), prompt=input_type)
@@ -54,8 +61,15 @@ class RemoteIndex:
         return self.client.embed(self.name, list(texts), input_type)
 
 
-def as_source(index: SemanticIndex | Source) -> Source:
-    return LocalIndex(index) if isinstance(index, SemanticIndex) else index
+def as_source(index: SemanticIndex | Source, readers: Iterable[str] | None = None) -> Source:
+    """A `Source` of `index`; `readers` restrict an index in this process (the service
+    restricts a remote one by the caller's key)."""
+    if isinstance(index, SemanticIndex):
+        return LocalIndex(index, readers)
+    if readers is not None:
+        raise ValueError("readers= restricts an index opened in this process; the service "
+                         "restricts its indexes by the caller's key (api_key=)")
+    return index
 
 
 def hit_metadata(hit: Hit) -> dict:

@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from ..metadata import RESERVED_NOTE, is_reserved
+from ..metadata import ACCESS, RESERVED_NOTE, is_reserved
 from .ebook import read_epub
 from .layout import LAYOUT_KEY, join_segments
 from .markdown import read_markdown
@@ -75,15 +75,16 @@ OWN_FIELDS = ("source", "format", "modified", "bytes", "sha256", LAYOUT_KEY)
 
 def declared(metadata: dict) -> tuple[dict, str | None]:
     """(what a file declares that its document may keep, the note naming the keys ignored:
-    the product's own names, `common.metadata.RESERVED_NAMES` and `OWN_FIELDS`)."""
-    ignored = [k for k in metadata if is_reserved(k) or k in OWN_FIELDS]
+    the product's own names, `common.metadata.RESERVED_NAMES` and `OWN_FIELDS`, and `access`:
+    who may read a file is the folder's rule, `sync --access`, never the file's own say)."""
+    ignored = [k for k in metadata if is_reserved(k) or k in OWN_FIELDS or k == ACCESS]
     if not ignored:
         return metadata, None
     kept = {k: v for k, v in metadata.items() if k not in ignored}
     names = ", ".join(repr(k[:40]) for k in ignored[:8]) + (", …" if len(ignored) > 8 else "")
     return kept, (f"its metadata {names} ignored: names the product writes itself "
-                  f"({RESERVED_NOTE}; a file's modified and bytes too); rename them to keep "
-                  "them")
+                  f"({RESERVED_NOTE}; a file's modified and bytes too; access, which only "
+                  "sync's --access rules set); rename them to keep them")
 
 
 def read_file(path: Path, rel: str, max_file_mb: float = MAX_FILE_MB, *,

@@ -3,8 +3,9 @@ value (text as codes into its sorted distinct values; numbers as int64 or float6
 presence mask), the chunk's document (its SQLite rowid) and whether it is its document's first
 chunk. A filter is then a boolean mask over chunk ids made by numpy in milliseconds at 1M
 chunks, where matching it in SQLite parsed every document's metadata JSON on every query; the
-distinct values of a field are read off its codes. Built from a version's SQLite store when it
-is published (one pass), saved beside it as `.npy` files, mapped when it is opened."""
+distinct values of a field are read off its codes; who may see each chunk is its `access`
+column (`access_column`). Built from a version's SQLite store when it is published (one pass),
+saved beside it as `.npy` files, mapped when it is opened."""
 
 from __future__ import annotations
 
@@ -17,12 +18,15 @@ from typing import Any
 
 import numpy as np
 
+from ..access import access_of
 from ..filters import Condition
+from .access_column import AccessColumn
 
 COMPARE = {"eq": np.equal, "gt": np.greater, "gte": np.greater_equal, "lt": np.less,
            "lte": np.less_equal}
 KINDS = ("str", "int", "float", "bool")  # "mixed" fields are matched by SQLite instead
 FETCH = 10_000
+SEEN_KEPT = 64  # reader sets whose masks a version keeps
 
 
 @dataclass
@@ -69,17 +73,43 @@ class Columns:
     doc: np.ndarray  # int64 per chunk id: its document's rowid, -1 where no live chunk is
     first: np.ndarray  # bool per chunk id: chunk 0 of its document (counts documents)
     fields: dict[str, Column]
+    access: AccessColumn | None = None  # None: a version saved before access existed
+    # reader set -> (visible mask, documents): a version never changes, and a service asks for
+    # the same principals again and again (bounded; the masks are shared: never written to)
+    _seen: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def live(self) -> np.ndarray:
         return self.doc >= 0
 
+    def visible(self, readers: frozenset[str] | None) -> np.ndarray | None:
+        """Bool per chunk id: live and visible to `readers` (None: no restriction asked, or
+        no document restricted, so nothing to mask)."""
+        if readers is None or self.access is None or not self.access.restricted:
+            return None
+        return self._visible(readers)[0]
+
+    def _visible(self, readers: frozenset[str]) -> tuple[np.ndarray, int]:
+        kept = self._seen.get(readers)
+        if kept is None:
+            if len(self._seen) >= SEEN_KEPT:
+                self._seen.clear()
+            mask = self.live & self.access.mask(readers)
+            mask.flags.writeable = False
+            kept = self._seen[readers] = (mask, int(np.count_nonzero(mask & self.first)))
+        return kept
+
     def can_match(self, conditions: list[Condition]) -> bool:
         return all(name in self.fields for name, _, _ in conditions)
 
-    def matching(self, conditions: list[Condition]) -> tuple[np.ndarray, int]:
-        """(mask over chunk ids, documents matched) of every condition at once."""
-        mask = self.live.copy()
+    def matching(self, conditions: list[Condition], readers: frozenset[str] | None = None
+                 ) -> tuple[np.ndarray, int]:
+        """(mask over chunk ids, documents matched) of every condition at once, among the
+        chunks `readers` may see (`visible`)."""
+        seen = self.visible(readers)
+        if seen is not None and not conditions:
+            return self._visible(readers)
+        mask = self.live.copy() if seen is None else seen.copy()
         for name, op, values in conditions:
             mask &= self.fields[name].mask(op, values)
         return mask, int(np.count_nonzero(mask & self.first))
@@ -96,6 +126,8 @@ class Columns:
             index[name] = {"file": f"f{i}", "kind": col.kind, "words": col.words}
         (folder / "fields.json").write_text(json.dumps(index, ensure_ascii=False),
                                             encoding="utf-8")
+        if self.access is not None:
+            self.access.save(folder)
 
     @classmethod
     def load(cls, folder: Path) -> Columns:
@@ -109,7 +141,7 @@ class Columns:
                        if entry["kind"] != "str" else None)
             fields[name] = Column(entry["kind"], read(f"{entry['file']}.values.npy"), present,
                                   entry["words"])
-        return cls(read("doc.npy"), read("first.npy"), fields)
+        return cls(read("doc.npy"), read("first.npy"), fields, AccessColumn.load(folder))
 
     @classmethod
     def build(cls, conn: sqlite3.Connection, kinds: dict[str, str]) -> Columns:
@@ -119,7 +151,8 @@ class Columns:
         first = np.zeros(size, dtype=bool)
         wanted = {n: k for n, k in kinds.items() if k in KINDS}
         raw: dict[str, dict[int, Any]] = {n: {} for n in wanted}
-        seen_doc, meta = None, {}
+        seen_doc, meta, names = None, {}, None
+        access: list[tuple[int, list[str]]] = []
         cursor = conn.execute(
             "SELECT c.chunk_id, c.chunk_no, d.rowid, d.metadata FROM chunks c "
             "JOIN documents d ON d.doc_id = c.doc_id ORDER BY d.rowid, c.chunk_id")
@@ -127,13 +160,17 @@ class Columns:
             for chunk_id, chunk_no, rowid, text in rows:
                 if rowid != seen_doc:
                     seen_doc, meta = rowid, json.loads(text)
+                    names = access_of(meta)
+                if names is not None:
+                    access.append((chunk_id, names))
                 doc[chunk_id] = rowid
                 first[chunk_id] = chunk_no == 0
                 for name in wanted:
                     if name in meta:
                         raw[name][chunk_id] = meta[name]
         columns = {n: _column(wanted[n], raw[n], size) for n in wanted}
-        return cls(doc, first, {n: c for n, c in columns.items() if c is not None})
+        return cls(doc, first, {n: c for n, c in columns.items() if c is not None},
+                   AccessColumn.build(size, access))
 
 
 def _next_chunk_id(conn: sqlite3.Connection) -> int:

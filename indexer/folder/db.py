@@ -232,23 +232,61 @@ def field_types(conn: sqlite3.Connection) -> dict[str, str]:
 # or any character JSON escapes (a tab, a newline) can be written as no path at all.
 
 
-def field_values(conn: sqlite3.Connection, name: str, limit: int) -> list[Any] | None:
-    """The distinct values of metadata field `name`, sorted; None when there are more than
-    `limit` of them."""
+def field_values(conn: sqlite3.Connection, name: str, limit: int,
+                 readers: frozenset[str] | None = None) -> list[Any] | None:
+    """The distinct values of metadata field `name` among the documents `readers` may see,
+    sorted; None when there are more than `limit` of them."""
+    seen, params = access_clause(readers)
     rows = conn.execute(
         "SELECT DISTINCT j.value FROM documents d, json_each(d.metadata) j WHERE j.key = ? "
-        f"AND j.type IN ({','.join('?' * len(JSON_TYPES))}) LIMIT ?",
-        (str(name), *JSON_TYPES, limit + 1)).fetchall()
+        f"AND j.type IN ({','.join('?' * len(JSON_TYPES))}) AND {seen} LIMIT ?",
+        (str(name), *JSON_TYPES, *params, limit + 1)).fetchall()
     if len(rows) > limit:
         return None
     return sorted((r[0] for r in rows), key=lambda v: (type(v).__name__, v))
 
 
-def matching_chunks(conn: sqlite3.Connection, conditions: Sequence[tuple[str, str, list]]
-                    ) -> tuple[list[int], int]:
-    """(chunk ids of the documents whose metadata meet every (field, op, values) condition, how
-    many such documents). `op` is "in" or one of SQL_OPERATORS (one value)."""
-    clauses, params = [], []
+def access_clause(readers: frozenset[str] | None) -> tuple[str, list]:
+    """(SQL over documents `d`, its parameters): the document is visible to `readers`, i.e. has
+    no `access` or one naming a reader (`indexer.access.visible`); "1" for no restriction."""
+    if readers is None:
+        return "1", []
+    public = "coalesce(json_type(d.metadata, '$.access'), 'null') = 'null'"
+    if not readers:
+        return public, []
+    names = sorted(readers)
+    return (f"({public} OR EXISTS (SELECT 1 FROM json_each(d.metadata, '$.access') a "
+            f"WHERE a.type = 'text' AND a.value IN ({','.join('?' * len(names))})))", names)
+
+
+def visible_ids(conn: sqlite3.Connection, doc_ids: Sequence[str],
+                readers: frozenset[str] | None) -> set[str]:
+    """The ids among `doc_ids` of documents that exist for `readers`."""
+    seen, params = access_clause(readers)
+    out: set[str] = set()
+    for part in _parts(doc_ids):
+        q = (f"SELECT d.doc_id FROM documents d WHERE d.doc_id IN ({','.join('?' * len(part))})"
+             f" AND {seen}")
+        out.update(r[0] for r in conn.execute(q, [*part, *params]))
+    return out
+
+
+def visible_counts(conn: sqlite3.Connection, readers: frozenset[str]) -> dict[str, int]:
+    """Documents and chunks `readers` may see."""
+    seen, params = access_clause(readers)
+    docs = conn.execute(f"SELECT count(*) FROM documents d WHERE {seen}", params).fetchone()[0]
+    chunks = conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+                          f" WHERE {seen}", params).fetchone()[0]
+    return {"documents": docs, "chunks": chunks}
+
+
+def matching_chunks(conn: sqlite3.Connection, conditions: Sequence[tuple[str, str, list]],
+                    readers: frozenset[str] | None = None) -> tuple[list[int], int]:
+    """(chunk ids of the documents whose metadata meet every (field, op, values) condition and
+    that `readers` may see, how many such documents). `op` is "in" or one of SQL_OPERATORS
+    (one value)."""
+    seen, params = access_clause(readers)
+    clauses = [seen]
     for name, op, values in conditions:
         if op == "in":
             test = f"j.value IN ({','.join('?' * len(values))})"

@@ -6,7 +6,7 @@ the changes on top when another writer published first (`writes.FolderWrites`)."
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +15,12 @@ import numpy as np
 
 from common.lexical import Bm25Params, LexicalIndex
 
+from ..access import check_readers, visible
 from ..documents import Document
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
 from ..stored import StoredBatch
-from ..validation import check_doc_id, check_doc_ids, check_positive_int
+from ..validation import check_doc_ids, check_positive_int
 from . import db, store
 from .changes import WorkingCopy
 from .columns import Columns
@@ -77,19 +78,36 @@ class FolderIndex(FolderWrites, SemanticIndex):
         return self._lexical
 
     # -- reading -----------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        return row_counts(self.manifest, self.conn, working=self._work is not None)
+    def counts(self, *, readers: Iterable[str] | None = None) -> dict[str, int]:
+        every = row_counts(self.manifest, self.conn, working=self._work is not None)
+        readers = check_readers(readers)
+        if readers is None:
+            return every
+        columns = self._columns()
+        if columns is not None and columns.access is not None:
+            mask = columns.visible(readers)
+            if mask is None:  # no document restricted
+                return every
+            return {"documents": int(np.count_nonzero(mask & columns.first)),
+                    "chunks": int(np.count_nonzero(mask)), "tombstones": every["tombstones"]}
+        return {**db.visible_counts(self.conn, readers), "tombstones": every["tombstones"]}
 
     def storage(self) -> tuple[str, str]:
         size = sum(e["bytes"] for e in self.manifest["files"].values())  # the current version
         return "Size on disk", f"{size / 2**20:,.1f} MB"
 
-    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        return db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
+    def documents(self, doc_ids: Sequence[str], *, readers: Iterable[str] | None = None
+                  ) -> dict[str, Document]:
+        readers = check_readers(readers)
+        found = db.documents(self.conn, list(dict.fromkeys(check_doc_ids(doc_ids))))
+        return {i: d for i, d in found.items() if visible(d.metadata, readers)}
 
-    def missing(self, doc_ids: Sequence[str]) -> list[str]:
+    def missing(self, doc_ids: Sequence[str], *, readers: Iterable[str] | None = None
+                ) -> list[str]:
         ids = check_doc_ids(doc_ids)
-        found = set(db.existing_ids(self.conn, ids))
+        readers = check_readers(readers)
+        found = set(db.existing_ids(self.conn, ids)) if readers is None else \
+            db.visible_ids(self.conn, ids, readers)
         return [d for d in ids if d not in found]
 
     def doc_ids(self) -> list[str]:
@@ -116,8 +134,8 @@ class FolderIndex(FolderWrites, SemanticIndex):
             np.empty((len(rows), dim), np.float32)
         return StoredBatch([docs[d] for d in ids], [tuple(r[1:]) for r in rows], found)
 
-    def chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
-        rows = db.chunks_of(self.conn, [check_doc_id(doc_id, "doc_id")])
+    def _chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
+        rows = db.chunks_of(self.conn, [doc_id])
         return [(int(r[0]), int(r[3]), int(r[4])) for r in sorted(rows, key=lambda r: r[2])]
 
     def _searcher(self) -> Searcher:
@@ -131,7 +149,8 @@ class FolderIndex(FolderWrites, SemanticIndex):
 
     def _columns(self) -> Columns | None:
         """The published version's filter index (built here once for a version written before
-        it had one); None while there are unsaved changes (SQLite matches them)."""
+        it had one); None while there are unsaved changes (SQLite matches them). One saved
+        before access existed has no `access` column: reads with readers go to SQLite."""
         if self._work is not None:
             return None
         if self._version.columns is None:
@@ -141,13 +160,16 @@ class FolderIndex(FolderWrites, SemanticIndex):
     def field_types(self) -> dict[str, str]:
         return db.field_types(self.conn) if self._work else dict(self.manifest["metadata_fields"])
 
-    def _field_values(self, name: str, limit: int) -> list[Any] | None:
+    def _field_values(self, name: str, limit: int, readers: frozenset[str] | None
+                      ) -> list[Any] | None:
         key = (name, limit)
         columns = self._columns()
-        if columns is not None and name in columns.fields:
-            return columns.fields[name].distinct(columns.live, limit)
-        if self._work:
-            return db.field_values(self.conn, name, limit)
+        if columns is not None and name in columns.fields and \
+                (readers is None or columns.access is not None):
+            seen = columns.visible(readers)
+            return columns.fields[name].distinct(columns.live if seen is None else seen, limit)
+        if self._work or readers is not None:
+            return db.field_values(self.conn, name, limit, readers)
         if key not in self._values:  # a published version never changes: keep its values
             self._values[key] = db.field_values(self.conn, name, limit)
         values = self._values[key]

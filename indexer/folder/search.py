@@ -1,6 +1,7 @@
 """`Searcher`: the folder store's dense (FAISS), lexical (BM25) and hybrid (fused: `fusion.fuse`)
 search, with metadata filters, over one state of an index. Hits are per document (its best chunk)
-unless per chunk. Its arguments are checked as every store checks them (`indexer.search_args`)."""
+unless per chunk; `readers` (`indexer.access`) and filters restrict it inside the search, before
+top-k. Its arguments are checked as every store checks them (`indexer.search_args`)."""
 
 from __future__ import annotations
 
@@ -52,14 +53,14 @@ class Searcher:
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
                filter: dict[str, Any] | None, per_chunk: bool, rrf_k: int,  # noqa: A002
-               weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str
-               ) -> list[Hit] | list[list[Hit]]:
+               weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str,
+               readers: frozenset[str] | None = None) -> list[Hit] | list[list[Hit]]:
         single = isinstance(queries, str)
         items, per_chunk, fusion_args, knobs = check_search(
             [queries] if single else queries, k, mode, per_chunk, rrf_k, fusion, weights,
             self.spec, knobs)
         counts = self._counts()
-        allowed = None if filter is None else self._allowed(filter)
+        allowed = self._allowed(filter, readers)
         n_docs = counts["documents"] if allowed is None else allowed.docs
         n_chunks = counts["chunks"] if allowed is None else allowed.count
         want = min(k, n_chunks if per_chunk else n_docs)
@@ -70,15 +71,23 @@ class Searcher:
             results = [self._hits(r) for r in ranked]
         return results[0] if single else results
 
-    def _allowed(self, spec: dict[str, Any]) -> Allowed:
-        """The chunks a filter allows: from the filter index (`Columns`) where the version has
-        one for every field named, else matched by SQLite (a writer's unsaved copy)."""
-        conditions = compile_filter(spec, self._field_types())
+    def _allowed(self, spec: dict[str, Any] | None, readers: frozenset[str] | None
+                 ) -> Allowed | None:
+        """The chunks a filter and `readers` allow (None: every chunk): from the filter index
+        (`Columns`) where the version has one for every field named, else matched by SQLite
+        (a writer's unsaved copy). Access is one more condition: dense, lexical and hybrid
+        search rank only these chunks, so top-k is filled from what the readers may see."""
+        conditions = [] if spec is None else compile_filter(spec, self._field_types())
+        if not conditions and readers is None:
+            return None
         columns = self._columns()
-        if columns is not None and columns.can_match(conditions):
-            mask, docs = columns.matching(conditions)
+        if columns is not None and columns.can_match(conditions) and \
+                (readers is None or columns.access is not None):
+            if not conditions and columns.visible(readers) is None:
+                return None  # no document of this version is restricted
+            mask, docs = columns.matching(conditions, readers)
             return Allowed(mask, int(np.count_nonzero(mask)), docs)
-        ids, docs = db.matching_chunks(self.conn, conditions)
+        ids, docs = db.matching_chunks(self.conn, conditions, readers)
         return Allowed.of_ids(ids, docs, int(self.vectors.ntotal))
 
     def _ranked(self, queries, want, mode, per_chunk, allowed, knobs, fusion_args):
@@ -141,7 +150,7 @@ class Searcher:
         filter that allows few chunks, or when the grown fetch still misses some, the allowed
         vectors are scored exactly instead of widening the search to the whole index."""
         qv = self._encode(list(queries))  # (Q, dim) unit rows
-        if allowed is not None and allowed.few:  # exact over the few allowed vectors
+        if allowed is not None and allowed.few(int(self.vectors.ntotal)):  # exact over them
             top = want if per_chunk else max(4 * want, 16)
             exact = exact_ranked(self.vectors, qv, allowed, top)
             if exact is not None:

@@ -68,3 +68,24 @@ def to_expr(conditions: Sequence[tuple[str, str, list]], types: Mapping[str, str
             raise ValueError(f"Invalid operator {op!r} on {name!r}. Valid: in, "
                              f"{', '.join(OPERATORS)}")
     return " and ".join(clauses)
+
+
+def access_expr(readers: frozenset[str] | None, field: str = JSON_FIELD) -> str:
+    """The Milvus expression that keeps the rows `readers` may see (`indexer.access`): no
+    `access` key, or one whose list holds a reader's name; "" for no restriction (None)."""
+    if readers is None:
+        return ""
+    if not _IDENTIFIER.match(field):
+        raise ValueError(f"JSON field name {field!r} is not an identifier")
+    key = f'{field}["access"]'
+    public = f"not exists {key}"
+    if not readers:
+        return public
+    names = ", ".join(quote(r) for r in sorted(readers))
+    return f"({public} or json_contains_any({key}, [{names}]))"
+
+
+def both(*exprs: str) -> str:
+    """The expressions given (each "" for none) joined by `and`."""
+    kept = [e for e in exprs if e]
+    return kept[0] if len(kept) == 1 else " and ".join(f"({e})" for e in kept)

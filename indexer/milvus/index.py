@@ -17,19 +17,21 @@ What differs from a folder index, and why:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from common.lexical import Bm25Params
 
+from ..access import check_readers, visible
 from ..documents import Document
 from ..index import SemanticIndex
 from ..index_encoder import check_open_args
 from ..manifest import now
 from ..stored import StoredBatch
-from ..validation import check_doc_id, check_doc_ids, check_field_kinds
+from ..validation import check_doc_ids, check_field_kinds
 from .address import MilvusAddress, parse_address
 from .connect import connect, write_lock
+from .expr import access_expr, both
 from .manifest import read_manifest, with_metadata, write_manifest
 from .rows import DOCUMENT_FIELDS, chunk_rows, document_rows, documents_of, token_encoding
 from .search import MilvusSearcher
@@ -74,23 +76,28 @@ class MilvusIndex(SemanticIndex):
         return self._rows.docs
 
     # -- reading -----------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        return {**self._rows.counts(), "tombstones": 0}
+    def counts(self, *, readers: Iterable[str] | None = None) -> dict[str, int]:
+        return {**self._rows.counts(access_expr(check_readers(readers))), "tombstones": 0}
 
     def storage(self) -> tuple[str, str]:
         return "Stored in", "Milvus"  # its size is Milvus's to know
 
-    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
+    def documents(self, doc_ids: Sequence[str], *, readers: Iterable[str] | None = None
+                  ) -> dict[str, Document]:
         ids = list(dict.fromkeys(check_doc_ids(doc_ids)))
-        return documents_of(self._rows.document_rows(ids, DOCUMENT_FIELDS))
+        readers = check_readers(readers)
+        found = documents_of(self._rows.document_rows(ids, DOCUMENT_FIELDS))
+        return {i: d for i, d in found.items() if visible(d.metadata, readers)}
 
-    def missing(self, doc_ids: Sequence[str]) -> list[str]:
+    def missing(self, doc_ids: Sequence[str], *, readers: Iterable[str] | None = None
+                ) -> list[str]:
         ids = check_doc_ids(doc_ids)
-        found = set(self._existing(ids))
+        found = set(self._existing(ids, check_readers(readers)))
         return [d for d in ids if d not in found]
 
-    def _existing(self, ids: list[str]) -> list[str]:
-        rows = self._rows.document_rows(list(dict.fromkeys(ids)), ["doc_id"], "part == 0")
+    def _existing(self, ids: list[str], readers: frozenset[str] | None = None) -> list[str]:
+        rows = self._rows.document_rows(list(dict.fromkeys(ids)), ["doc_id"],
+                                        both("part == 0", access_expr(readers)))
         return [r["doc_id"] for r in rows]
 
     def doc_ids(self) -> list[str]:
@@ -100,8 +107,8 @@ class MilvusIndex(SemanticIndex):
     def stored(self, doc_ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         return self._rows.stored(check_doc_ids(doc_ids), vectors=vectors)
 
-    def chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
-        rows = self._rows.scan(ids_expr([check_doc_id(doc_id, "doc_id")]),
+    def _chunk_spans(self, doc_id: str) -> list[tuple[int, int, int]]:
+        rows = self._rows.scan(ids_expr([doc_id]),
                                ["chunk_id", "chunk_no", "char_start", "char_end"])
         return [(int(r["chunk_id"]), int(r["char_start"]), int(r["char_end"]))
                 for r in sorted(rows, key=lambda r: r["chunk_no"])]
@@ -119,18 +126,23 @@ class MilvusIndex(SemanticIndex):
         self._manifest = read_manifest(self.client, self.address)
         return dict(self.manifest["metadata_fields"])
 
-    def _field_values(self, name: str, limit: int) -> list[Any] | None:
-        """Read by scanning the first chunk of every document, and kept while the index's
-        counts stay the same (a page rerun does not scan again)."""
+    def _field_values(self, name: str, limit: int, readers: frozenset[str] | None
+                      ) -> list[Any] | None:
+        """Read by scanning the first chunk of every document (those `readers` may see), and
+        kept while the index's counts stay the same (a page rerun does not scan again)."""
         counts = tuple(self.counts().values())
-        kept = self._values.get((name, limit))
+        key = (name, limit, readers)
+        kept = self._values.get(key)
         if kept is None or kept[0] != counts:  # read anew when the counts have changed
-            kept = self._values[(name, limit)] = (counts, self._scan_values(name, limit))
+            if len(self._values) > 64:  # one entry per reader set: bounded
+                self._values.clear()
+            kept = self._values[key] = (counts, self._scan_values(name, limit, readers))
         return list(kept[1]) if kept[1] is not None else None
 
-    def _scan_values(self, name: str, limit: int) -> list[Any] | None:
+    def _scan_values(self, name: str, limit: int, readers: frozenset[str] | None = None
+                     ) -> list[Any] | None:
         values: set = set()
-        for row in self._rows.scan("chunk_no == 0", ["metadata"]):
+        for row in self._rows.scan(both("chunk_no == 0", access_expr(readers)), ["metadata"]):
             value = (row["metadata"] or {}).get(name)
             if isinstance(value, (str, int, float)):
                 values.add(value)

@@ -1,6 +1,7 @@
 """Search on Milvus: dense by its vector index (FLAT or HNSW, inner product on unit vectors),
 lexical by its BM25 function over our own tokens, hybrid as both fused by `indexer.fusion.fuse`
-here; filters as Milvus expressions (`expr.to_expr`); one hit per document through Milvus's
+here; filters and `readers` (`indexer.access`) as Milvus expressions (`expr.to_expr`,
+`expr.access_expr`), applied by Milvus before top-k; one hit per document through Milvus's
 `group_by_field` unless per chunk. The checks are every store's (`indexer.search_args`)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..filters import compile_filter
 from ..fusion import fuse
 from ..presets import Spec
 from ..search_args import check_search
-from .expr import to_expr
+from .expr import access_expr, both, to_expr
 from .filtered_exact import exact_over_filter, widest
 from .rows import token_text
 
@@ -42,8 +43,8 @@ class MilvusSearcher:
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
                filter: dict[str, Any] | None, per_chunk: bool, rrf_k: int,  # noqa: A002
-               weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str
-               ) -> list[Hit] | list[list[Hit]]:
+               weights: tuple[float, float] | None, knobs: dict[str, int], fusion: str,
+               readers: frozenset[str] | None = None) -> list[Hit] | list[list[Hit]]:
         single = isinstance(queries, str)
         items, per_chunk, fusion_args, knobs = check_search(
             [queries] if single else queries, k, mode, per_chunk, rrf_k, fusion, weights,
@@ -54,6 +55,7 @@ class MilvusSearcher:
         if filter is not None:
             types = self._field_types()
             expr = to_expr(compile_filter(filter, types), types)
+        expr = both(expr, access_expr(readers))  # inside Milvus's search: before top-k
         rows: dict[int, dict] = {}  # chunk id -> its fields, as the hits arrive
         if mode == "dense":
             ranked = self._dense(items, k, per_chunk, expr, knobs, rows)

@@ -49,9 +49,10 @@ class StoredRows:
         rows = self.client.query(collection, filter=expr, output_fields=["count(*)"])
         return int(rows[0]["count(*)"])
 
-    def counts(self) -> dict[str, int]:
-        return {"documents": self.count(self.docs, "part == 0"),
-                "chunks": self.count(self.chunks, "")}
+    def counts(self, access: str = "") -> dict[str, int]:
+        """Documents and chunks; those meeting `access` (`expr.access_expr`) where given."""
+        part = "part == 0" + (f" and {access}" if access else "")
+        return {"documents": self.count(self.docs, part), "chunks": self.count(self.chunks, access)}
 
     def stored(self, ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         docs = documents_of(self.document_rows(ids))

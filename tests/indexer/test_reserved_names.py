@@ -1,9 +1,11 @@
 """Reserved metadata names (issue 52, classes 5 and 2): the product's own fields (`source`,
-`page`, `section`, `sha256`, `format`, `access`, every `_…` name) are never taken from user
-input. Library writes and builds from documents refuse them, naming the field; a build or `add`
-from a corpus file refuses a row carrying one, naming the file, the row and the field; Markdown
-front matter naming one is ignored, said in the per-file report, and never cited (a `.md` is
-never "p. 7"). Documents the product read from files keep them. On both stores."""
+`page`, `section`, `sha256`, `format`, every `_…` name) are never taken from user input
+(`access` is taken from writes, checked: test_access.py; never from front matter: only sync's
+--access rules set it for files). Library writes and builds from documents refuse them,
+naming the field; a build or `add` from a corpus file refuses a row carrying one, naming the
+file, the row and the field; Markdown front matter naming one is ignored, said in the per-file
+report, and never cited (a `.md` is never "p. 7"). Documents the product read from files keep
+them. On both stores."""
 
 from __future__ import annotations
 
@@ -17,9 +19,9 @@ from indexer import CorpusError, SemanticIndex, build_index, sync_folder
 
 STORES = ["folder", "milvus"]
 FORGED = {"page": 7, "section": "Forged", "source": "evil.pdf", "sha256": "0" * 64,
-          "format": "pdf", "access": "everyone", "_layout": {"spans": "x"}, "_anything": 1}
+          "format": "pdf", "_layout": {"spans": "x"}, "_anything": 1}
 FRONT = ("---\ntitle: Notes\nauthor: Ann\npage: 7\nsection: Forged\nsource: evil.pdf\n"
-         "sha256: abc\nformat: pdf\n_layout: 3\nbytes: 1\n---\n# Heading\n\n"
+         "sha256: abc\nformat: pdf\n_layout: 3\nbytes: 1\naccess: everyone\n---\n# Heading\n\n"
          "penguins huddle together on the ice to keep warm.\n")
 
 
@@ -43,7 +45,7 @@ def built(store, tmp_path, tiny_encoder, docs) -> str:
 
 
 def test_one_definition_of_the_reserved_names():
-    assert set(RESERVED_NAMES) >= {"source", "page", "section", "sha256", "format", "access"}
+    assert set(RESERVED_NAMES) >= {"source", "page", "section", "sha256", "format"}
     assert is_reserved("_layout") and is_reserved("_") and not is_reserved("author")
     assert not is_reserved("Source")  # citations read the exact names
 
@@ -125,9 +127,10 @@ def test_front_matter_never_sets_the_products_fields(tmp_path):
     m = doc.metadata
     assert m["author"] == "Ann" and m["source"] == "notes/notes.md" and m["format"] == "markdown"
     assert "page" not in m and "section" not in m and m["sha256"] != "abc"
+    assert "access" not in m  # who reads a file is the folder's rule, never its own say
     assert isinstance(m["_layout"], dict) and m["bytes"] == len(FRONT.encode())
     (note,) = doc.notes
-    for key in ("page", "section", "source", "sha256", "format", "_layout", "bytes"):
+    for key in ("page", "section", "source", "sha256", "format", "_layout", "bytes", "access"):
         assert f"'{key}'" in note, note
     assert "ignored" in note and "author" not in note
 

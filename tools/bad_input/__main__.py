@@ -22,6 +22,7 @@ from .workspace import Workspace  # noqa: E402
 def all_cases() -> list:
     from . import (
         cases_access,
+        cases_access_index,
         cases_app,
         cases_flags,
         cases_indexer_cli,
@@ -49,7 +50,8 @@ def all_cases() -> list:
              *cases_readers.library_cases(), *cases_readers.nan_model_cases(),  # issue 52,
              *cases_readers.sync_cases(), *cases_readers.training_cases(),  # fourth round
              *cases_flags.SERVICE_FLAGS, *cases_flags.service_cases(), *cases_flags.WORDS,
-             *cases_access.CASES]  # issue 50
+             *cases_access.CASES,  # issue 50: the service's keys; the index's access:
+             *cases_access_index.CASES, *cases_access_index.library_cases(minilm)]
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],
