@@ -1,5 +1,5 @@
 """What a metadata filter allows, as a mask over chunk ids, and how dense search honours it.
-When few chunks are allowed (a tenth of the index at most), their vectors are scored exactly (a
+When few chunks are allowed (a tenth of the index at most, or 1,024), their vectors are scored exactly (a
 graph or list search would wander through the other 99.9 % and then be widened to the whole
 index); otherwise the ANN index searches with a bitmap selector, which tests a chunk id in one
 bit."""
@@ -16,6 +16,7 @@ BRUTE_MAX = 20_000  # allowed chunks scored exactly at most (30 MB of 384-d vect
 # finds the top in a fraction of the time that reading every allowed vector back takes (a
 # reader seeing 30 % of 10k chunks: 3,050 vectors reconstructed, 4-20 ms, where HNSW took 2)
 FEW_SHARE = 0.1
+FEW_ALWAYS = 1024  # ... except that this many are always scored exactly (~1 ms to read back)
 
 
 @dataclass
@@ -41,7 +42,8 @@ class Allowed:
 
     def few(self, ntotal: int) -> bool:
         """Whether to score the allowed vectors exactly, in an index of `ntotal` vectors."""
-        return self.count <= BRUTE_MAX and self.count <= FEW_SHARE * ntotal
+        return self.count <= BRUTE_MAX and (self.count <= FEW_ALWAYS
+                                            or self.count <= FEW_SHARE * ntotal)
 
 
 def vectors_of(index, ids: np.ndarray) -> np.ndarray | None:
