@@ -12,6 +12,7 @@ highlighted with the offsets of its old text.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from common.documents import MAX_FILE_MB
@@ -78,9 +79,10 @@ def original(index, doc, root: str | Path | None = None) -> bytes:
     return data
 
 
-def chunk_span(index, doc_id: str, chunk_id: int) -> tuple[int, int]:
+def chunk_span(index, doc_id: str, chunk_id: int, readers: Iterable[str] | None = None
+               ) -> tuple[int, int]:
     """(start, end) of chunk `chunk_id` in document `doc_id`'s text."""
-    for cid, start, end in index.chunk_spans(doc_id):
+    for cid, start, end in index.chunk_spans(doc_id, readers=readers):
         if cid == int(chunk_id):
             return start, end
     raise NotFound(f"document {doc_id!r} has no chunk {chunk_id} (the index changed since the "
@@ -95,19 +97,21 @@ def _no_pages(doc) -> str:
             "instead")
 
 
-def _document(index, doc_id: str):
-    doc = index.documents([doc_id]).get(doc_id)
+def _document(index, doc_id: str, readers: Iterable[str] | None = None):
+    """Document `doc_id`; `NotFound` when absent or hidden from `readers` (the same words)."""
+    doc = index.documents([doc_id], readers=readers).get(doc_id)
     if doc is None:
         raise NotFound(f"no document {doc_id!r} in the index")
     return doc
 
 
-def highlight(index, doc_id: str, chunk_id: int, *, root: str | Path | None = None
-              ) -> list[PageBoxes]:
+def highlight(index, doc_id: str, chunk_id: int, *, root: str | Path | None = None,
+              readers: Iterable[str] | None = None) -> list[PageBoxes]:
     """The boxes of chunk `chunk_id` on its page and, where its sentence goes on over the
-    page break, of the words that finish it on the next (`passage_pages`), in order."""
-    doc = _document(index, doc_id)
-    start, end = chunk_span(index, doc_id, chunk_id)
+    page break, of the words that finish it on the next (`passage_pages`), in order. With
+    `readers`, a document hidden from them is not found."""
+    doc = _document(index, doc_id, readers)
+    start, end = chunk_span(index, doc_id, chunk_id, readers)
     pieces = passage_pages(doc.metadata, doc.text, start, end)
     if not pieces:
         raise PageError(_no_pages(doc))
@@ -126,12 +130,14 @@ def marked_pages(index, doc_id: str, chunk_id: int) -> list[int]:
 
 
 def page_png(index, doc_id: str, page: int, *, chunk_id: int | None = None,
-             root: str | Path | None = None, scale: float = RENDER_SCALE) -> bytes:
+             root: str | Path | None = None, scale: float = RENDER_SCALE,
+             readers: Iterable[str] | None = None) -> bytes:
     """Page `page` (1-based) of document `doc_id` as a PNG; with `chunk_id`, that chunk's
-    characters on it marked (none where it does not reach the page)."""
+    characters on it marked (none where it does not reach the page). With `readers`, a
+    document hidden from them is not found."""
     if not 1 <= int(page) <= MAX_PAGE:
         raise NotFound(f"page {page}: pages are numbered from 1")
-    doc = _document(index, doc_id)
+    doc = _document(index, doc_id, readers)
     if doc.metadata.get("format") not in ("pdf", "image"):
         raise PageError(_no_pages(doc))
     pages = doc.metadata.get("pages")
@@ -141,7 +147,7 @@ def page_png(index, doc_id: str, page: int, *, chunk_id: int | None = None,
     data = original(index, doc, root)
     try:
         if chunk_id is not None:
-            start, end = chunk_span(index, doc_id, chunk_id)
+            start, end = chunk_span(index, doc_id, chunk_id, readers)
             for p, a, b in passage_pages(doc.metadata, doc.text, start, end):
                 if p == page:
                     boxes = page_boxes(data, doc.metadata, doc.text, a, b, page).boxes

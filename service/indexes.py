@@ -199,14 +199,17 @@ class Indexes:
         return ApiError(404, f"no model {model[:80]!r}; models: {', '.join(self.models())}",
                         "model_not_found")
 
-    def summary(self, name: str) -> dict:
-        """`GET /v1/indexes`'s entry, from the manifest alone (nothing loaded)."""
+    def summary(self, name: str, readers: frozenset[str] | None = None) -> dict:
+        """`GET /v1/indexes`'s entry, from the manifest alone (nothing loaded); with `readers`,
+        its documents and chunks are those readers may see (the index is opened to count them:
+        the manifest's totals would count documents hidden from them)."""
         try:
             where = self.location(name)
             m = where.read_manifest()
+            counts = m["counts"] if readers is None else self.get(name).counts(readers=readers)
             return {"name": name, "store": where.kind, "model": m["encoder"]["name"],
                     "backend": m["encoder"].get("backend", "torch"),
-                    "documents": m["counts"]["documents"], "chunks": m["counts"]["chunks"],
+                    "documents": counts["documents"], "chunks": counts["chunks"],
                     "preset": m["preset"], "dim": m["dim"], "version": m.get("version")}
         except (OSError, ValueError, KeyError, TypeError, ApiError) as exc:
             return {"name": name, "error": str(exc)}

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from indexer.pages import MAX_PAGE, FileChanged, NotFound, PageError, highlight, page_png
 
+from .access import readers_of
 from .errors import ApiError
 from .openapi import LIMITED, errors
 from .shared import json_response, service_of
@@ -45,7 +46,8 @@ def page_image(name: str, doc_id: str,
     `highlight`, that chunk's characters on it marked in amber (a chunk that goes on over the
     next page is marked there too: ask for both pages)."""
     index = service_of(request).indexes.get(name)
-    png = _answer(lambda: page_png(index, doc_id, page, chunk_id=highlight))
+    png = _answer(lambda: page_png(index, doc_id, page, chunk_id=highlight,
+                                    readers=readers_of(request)))
     return Response(png, media_type="image/png")
 
 
@@ -55,6 +57,6 @@ def chunk_boxes(name: str, doc_id: str, chunk: ChunkId, request: Request) -> Res
     boxes: [[left, top, right, bottom], ...], text}], in PDF points from the page's top left
     corner (an image's pixels), `text` the chunk's characters on that page."""
     index = service_of(request).indexes.get(name)
-    pages = _answer(lambda: highlight(index, doc_id, chunk))
+    pages = _answer(lambda: highlight(index, doc_id, chunk, readers=readers_of(request)))
     return json_response({"doc_id": doc_id, "chunk_id": chunk,
                           "pages": [p.to_json() for p in pages]})

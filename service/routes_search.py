@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request, Response
 from rag.context import pack_context, token_counter
 from rag.highlight import highlight_spans
 
-from .access import may
+from .access import may, readers_of
 from .batching import encode_seconds
 from .errors import ApiError
 from .inline import Inline
@@ -39,7 +39,8 @@ def list_indexes(request: Request) -> dict:
     backend, documents, chunks, preset."""
     indexes = service_of(request).indexes
     names = [n for n in indexes.names() if may(request, "read", n)]
-    return {"object": "list", "data": [indexes.summary(n) for n in names]}
+    readers = readers_of(request)  # with --keys: counts of what the caller may see
+    return {"object": "list", "data": [indexes.summary(n, readers) for n in names]}
 
 
 def _search_args(body) -> dict:
@@ -79,7 +80,8 @@ def _search(name: str, body: SearchRequest, request: Request, queries: list[str]
     started = time.perf_counter()
     with searching(request, name) as index:
         found = index.search(queries[0] if single else queries, body.k,
-                             per_chunk=body.per_chunk, **_search_args(body))
+                             per_chunk=body.per_chunk, readers=readers_of(request),
+                             **_search_args(body))
     timings = _timings(started)
     lists = [found] if single else found
 
@@ -113,7 +115,8 @@ def _context(name: str, body: ContextRequest, request: Request) -> Response:
     encode_seconds(reset=True)
     started = time.perf_counter()
     with searching(request, name) as index:
-        hits = index.search(body.query, body.k, per_chunk=True, **_search_args(body))
+        hits = index.search(body.query, body.k, per_chunk=True, readers=readers_of(request),
+                            **_search_args(body))
     timings = _timings(started)
     packed = pack_context(hits, token_counter(index.encoder), body.max_tokens,
                           body.max_chunks_per_doc)

@@ -200,7 +200,9 @@ class DocumentIn(Body):
     metadata: dict[str, Any] = Field(
         default_factory=dict, description="the document's fields: a field keeps the type it "
         "has in the index (a write that would change it is refused); the product's own names "
-        "(source, page, section, sha256, format, access, and any starting with _) are refused")
+        "(source, page, section, sha256, format, and any starting with _) are refused. "
+        "`access`: the groups or principals that may read the document (a list of names; "
+        "absent: every reader of the index), see docs/SECURITY.md")
 
 
 class DocumentsRequest(Body):

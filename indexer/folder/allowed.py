@@ -1,8 +1,7 @@
 """What a metadata filter allows, as a mask over chunk ids, and how dense search honours it.
-When few chunks are allowed (a tenth of the index at most, or 1,024), their vectors are scored exactly (a
-graph or list search would wander through the other 99.9 % and then be widened to the whole
-index); otherwise the ANN index searches with a bitmap selector, which tests a chunk id in one
-bit."""
+When few chunks are allowed (`Allowed.few`), their vectors are scored exactly (a graph or list
+search would wander through the other 99.9 % and then be widened to the whole index); otherwise
+the ANN index searches with a bitmap selector, which tests a chunk id in one bit."""
 
 from __future__ import annotations
 
