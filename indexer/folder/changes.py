@@ -19,7 +19,7 @@ from common.lexical import LexicalIndex, tokenize
 from ..chunking import Chunk
 from ..documents import Document
 from ..errors import ConcurrentWriteError
-from ..presets import Spec, create, emptied, train_and_add, training_needs
+from ..presets import Spec, create, emptied, find_inner, train_and_add, training_needs
 from ..validation import check_field_kinds
 from . import db
 from .columns import Columns
@@ -119,6 +119,9 @@ class WorkingCopy:
         elif hasattr(self.vectors, "vectors_of"):  # ivfpq-disk: read from its mapped rows
             vecs = self.vectors.vectors_of(live)
         else:
+            ivf = find_inner(self.vectors, faiss.IndexIVF)
+            if ivf is not None and ivf.direct_map.type == faiss.DirectMap.NoMap:
+                ivf.make_direct_map()  # reconstruct needs it (this copy is the writer's own)
             vecs = np.vstack([self.vectors.reconstruct(int(i)) for i in live])
         fresh = create(self.spec, self.dim)
         if len(live) < training_needs(fresh):  # too few left to train on: keep the training
@@ -176,7 +179,10 @@ class WorkingCopy:
 
 
 def _removable(spec: Spec) -> bool:
-    return spec.preset not in ("hnsw", "ivfpq", "ivfpq-disk")
+    # not IVF behind IDMap2 ("ivf"): FAISS's IndexIDMap.remove_ids shifts its id map as if the
+    # index below renumbered its vectors, which an IVF does not, so every later label maps to
+    # another chunk's id (ids 1050 -> 1052 after two removals; the last ones -1): tombstones
+    return spec.preset not in ("hnsw", "ivf", "ivfpq", "ivfpq-disk")
 
 
 def _remove(index: faiss.Index, ids: np.ndarray) -> None:
