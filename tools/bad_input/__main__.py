@@ -23,6 +23,7 @@ def all_cases() -> list:
     from . import (
         cases_access,
         cases_access_index,
+        cases_adapt,
         cases_app,
         cases_flags,
         cases_indexer_cli,
@@ -32,6 +33,7 @@ def all_cases() -> list:
         cases_pages,
         cases_readers,
         cases_service,
+        cases_sync_foreign,
         cases_training_cli,
         cases_trust,
         cases_writes,
@@ -47,8 +49,8 @@ def all_cases() -> list:
              *cases_trust.library_cases(minilm), *cases_trust.cli_cases(minilm),  # issue 52
              *cases_trust.service_cases(), *cases_trust.BERTSCOPE_APP,
              *cases_pages.CASES,  # issue 51
-             *cases_readers.library_cases(), *cases_readers.nan_model_cases(),  # issue 52,
-             *cases_readers.sync_cases(), *cases_readers.training_cases(),  # fourth round
+             *cases_readers.library_cases(), *cases_adapt.nan_model_cases(),  # issue 52,
+             *cases_sync_foreign.sync_cases(), *cases_adapt.training_cases(),  # fourth round
              *cases_flags.SERVICE_FLAGS, *cases_flags.service_cases(), *cases_flags.WORDS,
              *cases_access.CASES,  # issue 50: the service's keys; the index's access:
              *cases_access_index.CASES, *cases_access_index.library_cases(minilm)]
