@@ -72,9 +72,9 @@ def main() -> None:
                                                 str(home / "pages.json"))
                 print("  pages", row["pages"], flush=True)
             row["load_after"] = os.getloadavg()[0]
-            if wanted & set(STEPS):
+            if wanted & set(STEPS):  # a run that made corpora only rewrites no result
                 rows[key] = row
-            write_results(args.name, {"rows": list(rows.values())}, render(rows))
+                write_results(args.name, {"rows": list(rows.values())}, render(rows))
     if args.sync:  # from the last size's corpus (its first N passages)
         key = f"sync {args.sync}"
         rows[key] = {"size": args.sync, "setup": "sync", "load_before": os.getloadavg()[0],
@@ -84,6 +84,8 @@ def main() -> None:
         rows[key]["load_after"] = os.getloadavg()[0]
         print("  sync", rows[key]["sync"], flush=True)
         write_results(args.name, {"rows": list(rows.values())}, render(rows))
+    if not (wanted & set(STEPS) or args.sync):
+        return
     from .plot import plot
 
     plot(list(rows.values()), RESULTS / f"{args.name}.png")
