@@ -171,3 +171,18 @@ def test_the_index_page_counts_what_the_reader_may_see(page, acl, principal, doc
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Documents"] == documents and "Skipped rows" not in metrics
     assert any("this reader may see" in t for t in texts(at.caption))
+
+
+@pytest.mark.parametrize("principal", ["hana", "sam"])
+def test_disambiguation_lists_uses_of_a_word_only_in_visible_documents(page, acl, principal):
+    acl.setenv("BERTSCOPE_APP_PRINCIPAL", principal)
+    at = page("disambiguation")
+    at.text_area[0].set_value("The bonus was paid in March.\nHer bonus was small.").run()
+    at.text_input[0].set_value("bonus").run()
+    assert_clean(at)
+    if principal == "hana":
+        assert any("Salary review" in h.proto.body for h in at.get("html"))
+    else:
+        assert any("No chunk of team contains “bonus”" in t for t in texts(at.info))
+        page_text = shown(at)  # the contexts typed hold "bonus": the hidden chunk's other words
+        assert not [w for w in ("Salary", "salary", "payroll", "quarterly") if w in page_text]
