@@ -49,12 +49,6 @@ class Reader:
     said: str
     problem: str = ""
 
-    @property
-    def cache_key(self) -> tuple[str, ...] | None:
-        """`readers` as a sorted tuple: an argument `st.cache_data` hashes, so a cached result
-        is never handed to another reader."""
-        return None if self.readers is None else tuple(sorted(self.readers))
-
 
 def resolve(config: AppConfig, key: str, store: Callable[[str], KeyStore]) -> Reader:
     """The reader a page reads as, from the configuration and the key typed in the sidebar

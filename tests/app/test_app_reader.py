@@ -32,12 +32,12 @@ def keys_file(tmp_path) -> Path:
 
 def test_without_a_keys_file_every_document(keys_file):
     got = resolve(config(), "any key at all", KeyStore)
-    assert got.readers is None and got.said == EVERYONE and got.cache_key is None
+    assert got.readers is None and got.said == EVERYONE
 
 
 def test_a_principal_reads_as_its_name_and_groups(keys_file):
     got = resolve(config(str(keys_file), "hana"), "", KeyStore)
-    assert got.readers == frozenset({"hana", "hr"}) and got.cache_key == ("hana", "hr")
+    assert got.readers == frozenset({"hana", "hr"})
     assert "hana (groups: hr)" in got.said and "BERTSCOPE_APP_PRINCIPAL" in got.said
     assert not got.problem
     assert resolve(config(str(keys_file), "hana"), KEYS["sam"], KeyStore).readers == \
