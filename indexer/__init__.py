@@ -16,7 +16,8 @@ Public surface (see indexer/README.md for the whole guide):
     migrate(src, dst) -> MigrationReport  # a copy as stored between any two places, verified
     rank_movements(before_ids, after_ids) -> [Movement(doc_id, kind, rank, before)]
         # kind: new | up | down | same | gone: one query's results on two indexes
-    compare(first, second, query, *, k=10, mode="dense", fusion=..., filter=None) -> Comparison
+    compare(first, second, query, *, k=10, mode="dense", fusion=..., filter=None,
+            readers=None) -> Comparison
         # both searches timed, their documents, rank movements, a note when they hold different
         # documents; search_run(index, query, ...) -> SearchRun is one side alone
     SemanticIndex: the one index contract (indexer/index.py), two stores side by side:

@@ -3,15 +3,18 @@ each side's hits with their documents and the time its search took, and the seco
 movements against the first (`movement.rank_movements`). `search_run` is one side alone.
 
 Both hold the index contract (`SemanticIndex.search`, `documents`, `stats`) and never ask which
-store an index is: a folder index compares with a Milvus one as with another folder."""
+store an index is: a folder index compares with a Milvus one as with another folder. Both take
+`readers=` (`indexer.access`): each side's hits, documents and counts are those readers may see,
+so neither the lists nor the corpus difference tell of a document hidden from them."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .access import check_readers
 from .documents import Document, Hit
 from .fusion import DEFAULT_FUSION
 from .movement import KINDS, Movement, corpus_difference, rank_movements
@@ -63,27 +66,31 @@ class Comparison:
 
 def search_run(index: SemanticIndex, query: str, *, k: int = 10, mode: str = "dense",
                fusion: str = DEFAULT_FUSION, filter: Mapping[str, Any] | None = None,
-               ) -> SearchRun:
-    """`index.search(query, ...)` timed, with the documents of its hits read in one call."""
+               readers: Iterable[str] | None = None) -> SearchRun:
+    """`index.search(query, ...)` timed, with the documents of its hits read in one call, both
+    as `readers` see them (None: every document)."""
     if not isinstance(query, str):
         raise TypeError(f"query must be one string, got {type(query).__name__}: compare one "
                         "query at a time")
     started = time.perf_counter()
-    hits = index.search(query, k=k, mode=mode, fusion=fusion, filter=filter)
+    hits = index.search(query, k=k, mode=mode, fusion=fusion, filter=filter, readers=readers)
     seconds = time.perf_counter() - started
-    documents = index.documents([hit.doc_id for hit in hits]) if hits else {}
+    documents = index.documents([hit.doc_id for hit in hits], readers=readers) if hits else {}
     return SearchRun(hits, documents, seconds)
 
 
 def compare(first: SemanticIndex, second: SemanticIndex, query: str, *, k: int = 10,
             mode: str = "dense", fusion: str = DEFAULT_FUSION,
-            filter: Mapping[str, Any] | None = None) -> Comparison:
-    """The same query, with the same k, mode, fusion and filter, on `first` then `second`, and
-    the second's results marked against the first's (see `Comparison`)."""
-    options = {"k": k, "mode": mode, "fusion": fusion, "filter": filter}
+            filter: Mapping[str, Any] | None = None,
+            readers: Iterable[str] | None = None) -> Comparison:
+    """The same query, with the same k, mode, fusion, filter and readers, on `first` then
+    `second`, and the second's results marked against the first's (see `Comparison`); the
+    stats count what `readers` see."""
+    readers = check_readers(readers)  # an iterator would be spent by the first side
+    options = {"k": k, "mode": mode, "fusion": fusion, "filter": filter, "readers": readers}
     one = search_run(first, query, **options)
     two = search_run(second, query, **options)
     moves = rank_movements([h.doc_id for h in one.hits], [h.doc_id for h in two.hits])
-    first_stats, second_stats = first.stats(), second.stats()
+    first_stats, second_stats = first.stats(readers=readers), second.stats(readers=readers)
     return Comparison(one, two, moves, corpus_difference(first_stats, second_stats),
                       first_stats, second_stats)

@@ -6,11 +6,12 @@ search and their token vectors from the encoder (`trajectory`, injected so calle
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .access import check_readers
 from .documents import Hit
 
 CANDIDATES = 20  # chunks containing the word that are compared
@@ -45,16 +46,18 @@ class Usages:
 
 def word_usages(index, word: str, context: str, *, layer: int,
                 trajectory: Callable[[Sequence[str], str], object], top: int = 5,
-                candidates: int = CANDIDATES) -> Usages:
+                candidates: int = CANDIDATES, readers: Iterable[str] | None = None) -> Usages:
     """Chunks of `index` using `word` the way `context` does, at `layer` (0 = embeddings).
 
     `trajectory(contexts, word)` returns an `encoder.WordTrajectory` (e.g. bound to the encoder
     the caller inspects with). Where no chunk contains the word, `nearest` holds the `top`
-    chunks nearest to `context` as a whole (dense search)."""
-    hits = index.search(word, k=candidates, mode="lexical", per_chunk=True)
+    chunks nearest to `context` as a whole (dense search). `readers`: only the chunks of
+    documents they may see (`indexer.access`; None: every document)."""
+    readers = check_readers(readers)
+    hits = index.search(word, k=candidates, mode="lexical", per_chunk=True, readers=readers)
     found = distinct([(hit, w) for hit in hits if (w := window(hit.text, word)) is not None])
     if not found:
-        return Usages(word, layer, 0, nearest=index.search(context, k=top))
+        return Usages(word, layer, 0, nearest=index.search(context, k=top, readers=readers))
     traj = trajectory((context, *[text for _, (text, _) in found]), word)
     similarity = traj.cosine[layer, 0, 1:]  # the context against each candidate
     return Usages(word, layer, len(found), found=[

@@ -13,6 +13,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi_offline import FastAPIOffline
 
+from common.keys.keystore import KeyStore
+
 from .access import OPEN, RULES, Access
 from .audit import AuditLog
 from .config import ServiceConfig
@@ -22,7 +24,6 @@ from .gate import Gate
 from .guard import Guard
 from .indexes import Indexes
 from .inline import InFlight, Inline
-from .keystore import KeyStore
 from .metrics import Metrics
 from .openapi import with_keys, with_limits
 from .ratelimit import TokenBuckets

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from common.argtypes import host, integer, number
 from common.cli_parser import Parser
+from common.keys.keyfile import KeysFileError, read_keys
 
 from .audit import AuditLog, AuditLogError
 from .config import MAX_WAIT_MS, MIN_TIMEOUT_S, ServiceConfig
-from .keyfile import KeysFileError, read_keys
 from .ratelimit import parse_rate
 
 AUDIT_DEFAULT = ".audit.jsonl"  # under the index root, with --keys or --api-key-file

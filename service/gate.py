@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.keys.keystore import KeyStore
+
 from .audit import AuditLog
-from .keystore import KeyStore
 from .metrics import Metrics
 from .ratelimit import TokenBuckets
 

@@ -12,9 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from common.cli_parser import Parser
-
-from .keyfile import KeysFileError, editing, kind_of, read_keys, write_keys
-from .principals import Keyring, Principal, hash_key, name_problem, new_key, parse_scope
+from common.keys.keyfile import KeysFileError, editing, kind_of, read_keys, write_keys
+from common.keys.principals import (
+    Keyring,
+    Principal,
+    hash_key,
+    name_problem,
+    new_key,
+    parse_scope,
+)
 
 
 def _scope(text: str) -> tuple[str, str]:

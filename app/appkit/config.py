@@ -18,6 +18,8 @@ class AppConfig:
     runs_root: Path  # trained model folders are found below it
     upload_limit_mb: int  # largest uploaded corpus file
     default_index: str = "bbc-news"  # the index pages open on when present (`make default-index`)
+    keys_file: str | None = None  # BERTSCOPE_APP_KEYS as given (None: unset): appkit/reader.py
+    principal: str | None = None  # BERTSCOPE_APP_PRINCIPAL as given (None: unset)
 
     @classmethod
     def from_env(cls) -> AppConfig:
@@ -25,8 +27,10 @@ class AppConfig:
         part reads, default `../shared/data`), `BERTSCOPE_RUNS_ROOT` (default
         `$BERTSCOPE_HOME/runs`),
         `BERTSCOPE_UPLOAD_LIMIT_MB` (default 50), `BERTSCOPE_DEFAULT_INDEX` (default `bbc-news`,
-        the folder `make default-index` builds, named relative to the index root). Relative
-        paths are taken from the repository."""
+        the folder `make default-index` builds, named relative to the index root),
+        `BERTSCOPE_APP_KEYS` (a keys file: who reads, `appkit.reader`) and
+        `BERTSCOPE_APP_PRINCIPAL` (read as this principal of it). Relative paths are taken
+        from the repository."""
         env = os.environ.get
         return cls(
             index_root=_absolute(env("BERTSCOPE_INDEX_ROOT", "indexes")),
@@ -35,7 +39,16 @@ class AppConfig:
                                     str(bertscope_home("runs", create=False)))),
             upload_limit_mb=int(env("BERTSCOPE_UPLOAD_LIMIT_MB", "50")),
             default_index=env("BERTSCOPE_DEFAULT_INDEX", "bbc-news"),
+            keys_file=env("BERTSCOPE_APP_KEYS"),
+            principal=env("BERTSCOPE_APP_PRINCIPAL"),
         )
+
+    def keys_path(self) -> Path | None:
+        """The keys file named by `BERTSCOPE_APP_KEYS` (relative: from the repository), or
+        None where it is unset or blank."""
+        if self.keys_file is None or not self.keys_file.strip():
+            return None
+        return _absolute(self.keys_file)
 
 
 def _absolute(path: str) -> Path:

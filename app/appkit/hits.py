@@ -85,11 +85,13 @@ def hit_card(hit, document, *, badge: str = "",
                     why(hit)
 
 
-def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[object], None]:
+def why_this_match(index, index_key: str, query: str, steps: int,
+                   readers: frozenset[str] | None = None) -> Callable[[object], None]:
     """`why(hit)` for `hit_card`: occlusion at once (each word's cosine drop when deleted;
     `OCCLUSION_TIMES` says what it took), then, on request, the exact attribution (integrated
     Jacobians: the word × word heatmap and its completeness error) with a progress bar, a time
-    estimate from the rate in token passes, and a way out."""
+    estimate from the rate in token passes, and a way out. Every read passes `readers` (a hit
+    hidden from them is not explained), and the cache keys on them."""
     from charts.explanation import attribution_heatmap
 
     from encoder.explain.estimate import (
@@ -99,11 +101,13 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
         said,
     )
 
+    shown_to = None if readers is None else tuple(sorted(readers))  # hashed by explain_hit
+
     def before(hit) -> str:
         """The occlusion's time for this hit, before it runs: its work at the quiet pace times
         this machine's load per core now (a quiet figure alone was promised at load 12)."""
         try:
-            units = index.explain_work(query, hit, method="occlusion")
+            units = index.explain_work(query, hit, method="occlusion", readers=readers)
             info = index.encoder.info
         except EXPECTED:
             return f"{OCCLUSION_TIMES} {FIRST_LOAD}"
@@ -116,8 +120,9 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
     def why(hit) -> None:
         try:
             with st.spinner("Deleting each word and re-encoding (occlusion, on the torch model)…"):
-                quick = explain_hit(index_key, query, hit.chunk_id, "occlusion", 0, index, hit)
-            work = index.explain_work(query, hit, steps)
+                quick = explain_hit(index_key, query, hit.chunk_id, "occlusion", 0, index, hit,
+                                    readers=shown_to)
+            work = index.explain_work(query, hit, steps, readers=readers)
         except EXPECTED as exc:
             st.error(f"Cannot explain this match: {sentence(exc)}")
             return
@@ -142,7 +147,7 @@ def why_this_match(index, index_key: str, query: str, steps: int) -> Callable[[o
         try:
             ex = explain_hit(index_key, query, hit.chunk_id, "integrated-jacobians", steps, index,
                              hit, ProgressBar("Integrated Jacobians on the torch model",
-                                              unit="token passes"))
+                                              unit="token passes"), readers=shown_to)
         except EXPECTED as exc:
             st.error(f"Cannot explain this match: {sentence(exc)}")
             return

@@ -1,7 +1,7 @@
 """Where a hit stands, on the Search page: a PDF's (or a scan's) pages the chunk reaches, drawn
 with its characters marked (`indexer.pages`, behind a toggle: a page takes a few hundred
-milliseconds to draw), or the whole section of a web page, Word, Markdown, slide or e-book hit
-with the chunk marked in place."""
+milliseconds to draw; cached per reader), or the whole section of a web page, Word, Markdown,
+slide or e-book hit with the chunk marked in place."""
 
 from __future__ import annotations
 
@@ -16,14 +16,17 @@ from .render import highlighted_html
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _page_png(_index, index_key: str, doc_id: str, page: int, chunk_id: int) -> bytes:
+def _page_png(_index, index_key: str, doc_id: str, page: int, chunk_id: int,
+              readers: tuple[str, ...] | None) -> bytes:
     from indexer.pages import page_png
 
-    return page_png(_index, doc_id, page, chunk_id=chunk_id)
+    return page_png(_index, doc_id, page, chunk_id=chunk_id, readers=readers)
 
 
-def where_it_stands(index, index_key: str, hit, document, key: str = "") -> None:
-    """The hit's page(s) with the chunk marked, or its section with the chunk marked."""
+def where_it_stands(index, index_key: str, hit, document, key: str = "",
+                    readers: frozenset[str] | None = None) -> None:
+    """The hit's page(s) with the chunk marked, or its section with the chunk marked; the page
+    is drawn as `readers` may see it (None: no restriction)."""
     metadata = document.metadata or {}
     if has_pages(metadata):
         pages = [p for p, _, _ in passage_pages(metadata, document.text, hit.start, hit.end)]
@@ -38,8 +41,9 @@ def where_it_stands(index, index_key: str, hit, document, key: str = "") -> None
 
         for page in pages:
             try:
-                png = _page_png(index, index_key, hit.doc_id, page, int(hit.chunk_id))
-            except PageError as exc:
+                png = _page_png(index, index_key, hit.doc_id, page, int(hit.chunk_id),
+                                None if readers is None else tuple(sorted(readers)))
+            except (PageError, KeyError) as exc:  # KeyError: hidden from readers, or gone
                 st.warning(f"Cannot draw p. {page}: {exc}")
                 return
             st.image(png, caption=f"{hit.doc_id}, p. {page}" + (

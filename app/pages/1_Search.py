@@ -3,7 +3,9 @@ each hit of a user's file where it stands (its page drawn with the passage marke
 section with the passage marked in place), and for each hit "Why this match": its words'
 shares of the cosine (integrated Jacobians).
 "Compare with" runs the query on a second index beside the first, rank by rank, each result
-marked with its rank movement (new, up, down, same; gone below)."""
+marked with its rank movement (new, up, down, same; gone below).
+Every read passes the reader's `readers` (`appkit.reader`: a keys file, a principal or a key):
+a document hidden from them is no hit, no filter value and no count."""
 
 from itertools import zip_longest
 
@@ -17,6 +19,7 @@ from appkit.hits import gone_html, hit_card, movement_badge, why_this_match
 from appkit.limits import within_limit
 from appkit.model_picker import NONE
 from appkit.pages import where_it_stands
+from appkit.reader import page_reader
 from appkit.resources import get_index
 from appkit.startup import load_libraries
 from appkit.sticky import sticky_selectbox
@@ -30,6 +33,8 @@ from indexer.fusion import DEFAULT_FUSION, FUSIONS, score_scale  # noqa: E402
 
 QUERY_MAX_CHARS = 2000
 config = AppConfig.from_env()
+reader = page_reader(config)  # who reads: every read below passes reader.readers
+readers = reader.readers
 
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
 if not indexes:
@@ -62,14 +67,15 @@ steps = st.sidebar.slider("Explanation steps", 2, 64, 16, key="search-explain-st
 
 index = get_index(indexes[name])
 index_key = f"{indexes[name]}@{index_stamp(indexes[name])}"
-stats = call_or_stop(index.stats, what="Cannot read the index")
+stats = call_or_stop(index.stats, readers=readers, what="Cannot read the index")
 fields = dict(stats.metadata_fields or {})
 typed: dict[str, str | list] = {}
 if fields:
     with st.sidebar.expander("Filters", expanded=False):
         for field, kind in fields.items():
             key = f"search-filter-{field}"
-            choices = index.field_values(field) if kind in ("str", "bool") else None
+            choices = (index.field_values(field, readers=readers)
+                       if kind in ("str", "bool") else None)
             if choices is not None:  # a short list of values: pick them
                 typed[field] = st.multiselect(field, choices, key=key,
                                               help="Any of the chosen values; none: no filter.")
@@ -100,7 +106,7 @@ if mode != "lexical":
     if unreadable:
         st.warning(unreadable)
         offer_a_reader(config, query, name, index)
-options = {"k": k, "mode": mode, "fusion": fusion, "filter": where}
+options = {"k": k, "mode": mode, "fusion": fusion, "filter": where, "readers": readers}
 if other is None:
     with st.spinner("Searching…"):
         run = call_or_stop(search_run, index, query, **options)
@@ -121,11 +127,11 @@ if not hits:
     st.warning("No document matches this query" + (" and these filters." if where else "."))
     st.stop()
 
-why = why_this_match(index, index_key, query, steps)
+why = why_this_match(index, index_key, query, steps, readers)
 
 
 def where(hit, document, key: str) -> None:
-    where_it_stands(index, index_key, hit, document, key)
+    where_it_stands(index, index_key, hit, document, key, readers)
 
 
 if comparison is None:
@@ -143,7 +149,7 @@ st.caption(f"{other} against {name}: "
 left, right = st.columns(2)
 left.subheader(f"{name} · {comparison.first_stats.model}")
 right.subheader(f"{other} · {comparison.second_stats.model}")
-other_why = why_this_match(other_index, other_key, query, steps)
+other_why = why_this_match(other_index, other_key, query, steps, readers)
 for mine, theirs, move in zip_longest(hits, theirs_run.hits, moves[:len(theirs_run.hits)]):
     left, right = st.columns(2)  # moves: the other's hits in order, then the gone ones
     if mine is not None:

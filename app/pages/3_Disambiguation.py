@@ -1,4 +1,5 @@
-"""Disambiguation: one word in several contexts — how its vectors split by sense, layer by layer."""
+"""Disambiguation: one word in several contexts — how its vectors split by sense, layer by layer;
+then the word's uses in an index, as the reader may see them (`appkit.reader`)."""
 
 import html
 
@@ -11,6 +12,7 @@ from appkit.inspect_cache import word_trajectory
 from appkit.limits import within_limit
 from appkit.model_picker import model_label, pick_model, pick_second_model
 from appkit.presets import DISAMBIGUATION_PRESETS
+from appkit.reader import page_reader
 from appkit.render import highlighted_html
 from appkit.resources import get_encoder, get_index
 from appkit.startup import load_libraries
@@ -122,9 +124,11 @@ index_name = left.selectbox("Index", list(indexes), key=f"dis-index-{first}",
                             index=default_position(list(indexes), first))
 anchor = right.selectbox("Context to compare with", range(len(traj.contexts)), key="dis-anchor",
                          format_func=lambda i: f"#{i + 1} {cut(traj.contexts[i], 60)}")
+reader = page_reader(config)  # the uses below are in documents this reader may see
 index = get_index(indexes[index_name])
 found = call_or_stop(word_usages, index, traj.word, traj.contexts[anchor], layer=layer,
-                     trajectory=lambda texts, w: word_trajectory(model_key, tuple(texts), w))
+                     trajectory=lambda texts, w: word_trajectory(model_key, tuple(texts), w),
+                     readers=reader.readers)
 if found.found:
     st.caption(found.caption(index_name, f"context #{anchor + 1}") + f" Layer: the slider "
                f"above; baseline at this layer {traj.baseline[layer]:.2f}.")

@@ -1,5 +1,8 @@
 """Index: statistics of an index; sync one with uploaded documents or a server folder (a job);
-build a new one from a server-side path or an uploaded corpus file (a job too)."""
+build a new one from a server-side path or an uploaded corpus file (a job too).
+The counts are the reader's (`appkit.reader`), as on the Search page; with a keys file, the
+build's skipped rows and notes (they name rows and files whatever their `access`) are left out.
+Building and syncing are the operator's: the app gates no writes (docs/SECURITY.md)."""
 
 import pandas as pd
 import streamlit as st
@@ -12,6 +15,7 @@ from appkit.documents import offer_documents
 from appkit.guard import call_or_stop
 from appkit.index_build import JOB_NOTE, latest_build, show_build
 from appkit.model_picker import model_options
+from appkit.reader import page_reader
 from appkit.resources import open_index
 from appkit.startup import load_libraries
 from appkit.uploads import UPLOAD_TYPES, index_name, save_upload, upload_folder
@@ -23,6 +27,7 @@ from common.jobs import JobRunner  # noqa: E402  (after the title: see appkit/st
 from indexer import PRESETS, jobs  # noqa: E402
 
 config = AppConfig.from_env()
+reader = page_reader(config)  # the counts below are what this reader may see
 
 indexes = {label(p, config.index_root): p for p in find_indexes(config.index_root)}
 index = None
@@ -33,22 +38,28 @@ if indexes:
 else:
     st.info(f"No index under {config.index_root} yet; build one below.")
 if index is not None:
-    stats = call_or_stop(index.stats, what="Cannot read the index")
+    stats = call_or_stop(index.stats, readers=reader.readers, what="Cannot read the index")
     cols = st.columns(4)
     cols[0].metric("Documents", f"{stats.documents:,}")
     cols[1].metric("Chunks", f"{stats.chunks:,}")
     cols[2].metric(*index.storage(), help=stats.path)
-    cols[3].metric("Skipped rows", f"{len(stats.skipped):,}")
+    if reader.readers is None:  # skipped rows name corpus rows, whoever may read them
+        cols[3].metric("Skipped rows", f"{len(stats.skipped):,}")
     st.markdown(f"**Model** `{stats.model}` on `{stats.backend}` (fidelity "
                 f"{fidelity_text(stats.backend, stats.fidelity)}) · **preset** `{stats.preset}` "
                 f"(`{stats.faiss_spec}`) · **dimension** {stats.dim} · "
                 f"**built** {stats.built_at}" + (f" · updated {stats.updated_at}"
                                                  if stats.updated_at else ""))
-    if stats.skipped:
+    if reader.readers is not None:
+        st.caption("Documents and chunks are those this reader may see. The build's skipped "
+                   "rows and notes name rows and files whatever their access: they are shown "
+                   "only where the app runs without a keys file.")
+    elif stats.skipped:
         with st.expander(f"{len(stats.skipped)} skipped rows"):
             st.dataframe(pd.DataFrame([vars(s) for s in stats.skipped]), hide_index=True)
     with st.expander("All statistics"):
-        st.json(stats.to_dict())
+        st.json(stats.to_dict() if reader.readers is None else
+                {k: v for k, v in stats.to_dict().items() if k not in ("skipped", "notes")})
 
 offer_chinese_index(config)  # one button where the Chinese default index is absent
 

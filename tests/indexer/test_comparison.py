@@ -76,3 +76,29 @@ def test_bad_input_names_the_fix(flat_index, tiny_encoder):
         compare(index, index, [QUERY, QUERY])
     with pytest.raises(ValueError):
         compare(index, index, QUERY, k=0)
+
+
+def test_readers_see_nothing_of_a_hidden_document_on_either_side(flat_index, tiny_encoder,
+                                                                 tmp_path):
+    """`readers=` reaches both searches, their documents and the counts: a reader outside 'hr'
+    finds nothing of an hr document by its exact words, and the counts leave it out."""
+    text = "payroll committee minutes on salaries"
+    index = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    index.add([{"id": "secret", "title": "Payroll", "text": text,
+                "metadata": {"access": ["hr"]}}])
+    index.save()
+    copy = shutil.copytree(flat_index, tmp_path / "copy")
+    first = SemanticIndex.open(flat_index, encoder=tiny_encoder)
+    second = SemanticIndex.open(copy, encoder=tiny_encoder)
+    assert search_run(first, text, k=3, mode="lexical", readers=["hr"]).hits[0].doc_id == "secret"
+    outside = search_run(first, text, k=70, mode="hybrid", readers=["alice"])
+    assert outside.hits and "secret" not in {h.doc_id for h in outside.hits}
+    assert "secret" not in outside.documents
+    got = compare(first, second, text, k=5, mode="hybrid", readers=iter(["alice"]))  # once
+    for run in (got.first, got.second):
+        assert len(run.hits) == 5 and "secret" not in {h.doc_id for h in run.hits}
+    assert (got.first_stats.documents, got.second_stats.documents) == (60, 60)
+    assert got.difference is None
+    seen = compare(first, second, text, k=5, mode="hybrid", readers=["hr"])
+    assert seen.first.hits[0].doc_id == seen.second.hits[0].doc_id == "secret"
+    assert seen.first_stats.documents == 61

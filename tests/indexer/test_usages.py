@@ -88,3 +88,19 @@ def test_a_use_seen_twice_is_listed_once_and_the_caption_counts_what_is_shown():
     capped = Usages("apple", 3, 17, capped=True).caption("news", "context #1")
     assert f"the 17 distinct uses among the {CANDIDATES} chunks BM25 ranks first" in capped
     assert "(news may hold more)" in capped
+
+
+def test_readers_see_no_use_in_a_document_hidden_from_them(tmp_path, tiny_encoder):
+    docs = [*DOCS, {"id": "memo", "text": "The apple budget memo for the board.",
+                    "metadata": {"access": ["hr"]}}]
+    index = build_index(docs, tmp_path / "i", model=tiny_encoder)
+    traj = FakeTrajectory({"orchard": 0.9, "phone": 0.2, "garden": 0.5, "memo": 0.99})
+    hr = word_usages(index, "apple", "I ate an apple.", layer=1, trajectory=traj, top=5,
+                     readers=["hr"])
+    assert hr.found[0].hit.doc_id == "memo" and hr.candidates == 4
+    outside = word_usages(index, "apple", "I ate an apple.", layer=1, trajectory=traj, top=5,
+                          readers=["sales"])
+    assert outside.candidates == 3 and "memo" not in {u.hit.doc_id for u in outside.found}
+    nearest = word_usages(index, "budget", "The board memo.", layer=1, trajectory=traj,
+                          readers=frozenset())
+    assert not nearest.found and "memo" not in {h.doc_id for h in nearest.nearest}

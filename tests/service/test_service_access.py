@@ -13,11 +13,11 @@ import pytest
 from conftest import make_root
 from fastapi.testclient import TestClient
 
+from common.keys.keyfile import write_keys
+from common.keys.principals import Keyring, Principal, hash_key
 from service import ServiceConfig, create_app
 from service.access import ALL_ADMIN, ANY, OPEN, RULES, api_routes, readers_of
-from service.keyfile import write_keys
 from service.keys_cli import main as keys_main
-from service.principals import Keyring, Principal, hash_key
 
 FAST = {"n": 16, "r": 1, "p": 1}  # cheap hashes for tests; the file carries its parameters
 KEYS = {"reader": "key-reader-0123456789", "writer": "key-writer-0123456789",

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from common.keys.keyfile import write_keys
+from common.keys.principals import Keyring, Principal, hash_key
 from service import ServiceConfig, create_app
-from service.keyfile import write_keys
-from service.principals import Keyring, Principal, hash_key
 
 FAST = {"n": 16, "r": 1, "p": 1}
 KEYS = {"reader": "key-reader-0123456789", "member": "key-member-0123456789"}

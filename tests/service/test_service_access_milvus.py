@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from test_service_access import KEYS, keyring
 from test_service_milvus import cli
 
+from common.keys.keyfile import write_keys
 from service import ServiceConfig, create_app
-from service.keyfile import write_keys
 
 pytest.importorskip("milvus_lite")
 

@@ -17,9 +17,9 @@ from conftest import REPO, make_root
 from fastapi.testclient import TestClient
 from test_service_access import INDEXES, KEYS, keyring
 
+from common.keys.keyfile import write_keys
 from service import ServiceConfig, create_app
 from service.audit import AuditLog
-from service.keyfile import write_keys
 
 
 def lines(path) -> list[dict]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from common.keys.keyfile import read_keys
 from service import ServiceConfig
 from service.cli import main, startup_line
-from service.keyfile import read_keys
 from service.keys_cli import main as keys
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from common.keys.keyfile import write_keys
+from common.keys.principals import Keyring, Principal, hash_key
 from rag.client import ServiceClient, ServiceError
-from service.keyfile import write_keys
-from service.principals import Keyring, Principal, hash_key
 
 KEY = "client-key-0123456789"
 

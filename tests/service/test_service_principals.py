@@ -9,10 +9,10 @@ import os
 
 import pytest
 
-from service import principals
-from service.keyfile import write_keys
-from service.keystore import KeyStore
-from service.principals import Keyring, Principal, hash_key, hash_problem, parse_scope
+from common.keys import principals
+from common.keys.keyfile import write_keys
+from common.keys.keystore import KeyStore
+from common.keys.principals import Keyring, Principal, hash_key, hash_problem, parse_scope
 from service.ratelimit import TokenBuckets, parse_rate
 
 FAST = {"n": 16, "r": 1, "p": 1}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from tools.bad_input.__main__ import all_cases
+from tools.bad_input.cases_app_reader import ENTRY as READER_ENTRY
 
 MINIMUM = 20
 
@@ -29,7 +30,8 @@ def test_every_entry_point_has_at_least_20_bad_inputs():
             expected.append(f"python -m training {command}")
     expected += ["indexer library", "training library", "encoder library",
                  "app (Streamlit pages)", "service (HTTP)", "python -m service",
-                 "python -m service (keys, audit, rate limits)", "python -m service keys"]
+                 "python -m service (keys, audit, rate limits)", "python -m service keys",
+                 READER_ENTRY]
     short = {e: counts.get(e, 0) for e in expected if counts.get(e, 0) < MINIMUM}
     assert not short, f"entry points with fewer than {MINIMUM} bad inputs: {short}"
 

@@ -25,6 +25,7 @@ def all_cases() -> list:
         cases_access_index,
         cases_adapt,
         cases_app,
+        cases_app_reader,
         cases_flags,
         cases_indexer_cli,
         cases_library,
@@ -53,7 +54,8 @@ def all_cases() -> list:
              *cases_sync_foreign.sync_cases(), *cases_adapt.training_cases(),  # fourth round
              *cases_flags.SERVICE_FLAGS, *cases_flags.service_cases(), *cases_flags.WORDS,
              *cases_access.CASES,  # issue 50: the service's keys; the index's access:
-             *cases_access_index.CASES, *cases_access_index.library_cases(minilm)]
+             *cases_access_index.CASES, *cases_access_index.library_cases(minilm),
+             *cases_app_reader.CASES]  # issue 50: who reads in the app
     return [*[c for cs in cases_library.ENTRIES.values() for c in cs],
             *[c for cs in cases_indexer_cli.COMMANDS.values() for c in cs],
             *[c for cs in cases_training_cli.COMMANDS.values() for c in cs],
