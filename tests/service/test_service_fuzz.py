@@ -59,6 +59,7 @@ def shape(response) -> str | None:
     return None
 
 
+@pytest.mark.slow  # every operation fuzzed both ways: 29 s of the quick lane (make test runs it)
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_the_schema_is_what_the_server_does(fuzzed, mode):
     api = schemathesis.openapi.from_url(f"{fuzzed.url}/openapi.json")

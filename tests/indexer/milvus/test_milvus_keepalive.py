@@ -60,6 +60,7 @@ PRODUCT = STRICT_SERVER + textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow  # two processes that wait out milvus-lite's keepalive: 28 s of the quick lane
 @pytest.mark.parametrize("case", ["control", "product"])
 def test_idle_milvus_lite_clients_draw_no_goaway(case, tmp_path, tiny_model_dir):
     script = CONTROL if case == "control" else PRODUCT
