@@ -2,22 +2,25 @@
 side channels")? A folder index of SciFact abstracts (vectors by `minilm`, given to the build)
 in which some documents carry `access: ["hr"]`, and its twin built without them, served by
 `python -m service --keys` on localhost. A principal outside `hr` sends, per mode (lexical,
-dense, hybrid) and to `/context`, queries of four kinds, all of the same token count:
+dense, hybrid) and to `/context`, queries of five kinds, all of the same token count:
 
   (a) a hidden document's own words, to the index that holds it;
   (b) a visible document's words, to the same index;
   (c) the (a) queries to the twin, where the hidden documents were never added;
-  (d) the words of a document never indexed anywhere, to the index of (a).
+  (d) the words of a document never indexed anywhere, to the index of (a);
+  (e) the (d) queries to the twin.
 
 (a) against (c) is the question as asked (the same words; the documents there or not); (a)
-against (d) is what an attacker can run, one index and texts guessed right or wrong. Every cell
-is called once per round, in a new random order each round, so the host's drift falls on all
-alike; the first rounds warm up and are dropped. Timed: the client's wall time of each request,
-and the `timings.search_ms` each answer carries (the server's own clock, handed to the caller).
-The same four kinds run in-process for a principal-less reader (`readers=[]`, what a retriever
-in the caller's process passes), queries encoded beforehand: the search's time alone, with no
-HTTP or encoding noise. Every answer to an outsider is
-checked to hold no hidden document. Results: bench/results/access_timing.md.
+against (d) is what an attacker can run, one index and texts guessed right or wrong; (d)
+against (e) is the same two indexes with no hidden document matching, so a shift of (a) over (c)
+that (d) over (e) shows too is the index's size, not the hidden match (the shifts are compared
+round by round). Every cell is called once per round, in a new random order each round, so the
+host's drift falls on all alike; the first rounds warm up and are dropped. Timed: the client's
+wall time of each request, and the `timings.search_ms` each answer carries (the server's own
+clock, handed to the caller). The same kinds run in-process for a principal-less reader
+(`readers=[]`, what a retriever in the caller's process passes), queries encoded beforehand:
+the search's time alone, with no HTTP or encoding noise. Every answer to an outsider is checked
+to hold no hidden document. Results: bench/results/access_timing.md.
 
     python -m bench.access_timing [--docs 2000] [--hidden 100] [--reps 300] [--preset hnsw]
 """
@@ -39,14 +42,15 @@ from pathlib import Path
 import numpy as np
 
 from bench.kit.benchkit import REPO, data_dir, write_results
-from bench.kit.timing_stats import compare, detectable_auc
+from bench.kit.timing_stats import compare, detectable_auc, median_difference, two_sample_p
 from common.argtypes import integer
 
 ENDPOINTS = ("lexical", "dense", "hybrid", "context")
 KINDS = {"a": "a hidden document's words", "b": "a visible document's words",
          "c": "(a)'s words, twin index without the hidden documents",
-         "d": "a never-indexed document's words"}
-CONTRASTS = (("a", "c"), ("a", "d"), ("a", "b"))
+         "d": "a never-indexed document's words", "e": "(d)'s words, twin index"}
+TWIN = ("c", "e")  # the kinds sent to the twin
+CONTRASTS = (("a", "c"), ("a", "d"), ("a", "b"), ("d", "e"))
 KEY = "bench-access-timing-outsider-key-0123456789"
 HIDDEN, K = frozenset(["hr"]), 10
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95, 0.99)  # of each cell's times, kept in the JSON
@@ -118,7 +122,7 @@ def corpus(args, count) -> tuple[list[dict], dict[str, list[str]], dict[str, str
     docs = [doc(r, True) for r, _ in picked["a"]] + [doc(r, False) for r, _ in picked["b"]]
     docs += [doc(r, False) for r in rest]
     queries = {k: [q for _, q in v] for k, v in picked.items()}
-    queries["c"] = queries["a"]
+    queries["c"], queries["e"] = queries["a"], queries["d"]
     return docs, queries, {q: r["_id"] for r, q in picked["a"]}
 
 
@@ -227,10 +231,18 @@ def hr_finds_its_own(index, queries: list[str], owner: dict[str, str]) -> dict[s
                       for q in queries) for mode in ("lexical", "dense")}
 
 
-def analyse(samples: dict, reps: int) -> list[dict]:
-    """One row per caller, clock, endpoint and contrast: `compare` of the two kinds' times."""
-    rows = []
-    for caller, clock in (("http", "wall"), ("http", "server"), ("in-process", "wall")):
+CALLERS = {("http", "wall"): "outsider over HTTP, client's clock",
+           ("http", "server"): "outsider over HTTP, the answer's `timings.search_ms`",
+           ("in-process", "wall"): "principal-less reader (`readers=[]`) in-process, the "
+                                           "search alone"}
+
+
+def analyse(samples: dict) -> tuple[list[dict], list[dict]]:
+    """One row per caller, clock, endpoint and contrast (`compare` of the two kinds' times),
+    and one per caller, clock and endpoint comparing the round-by-round shifts (a) - (c) and
+    (d) - (e): a hidden match's own cost beside the twin's size."""
+    rows, shifts = [], []
+    for caller, clock in CALLERS:
         for endpoint in ENDPOINTS:
             times = {k: samples[(caller, endpoint, k)][clock] for k in KINDS}
             for x, y in CONTRASTS:
@@ -239,16 +251,17 @@ def analyse(samples: dict, reps: int) -> list[dict]:
                              **{f"p50_{k}": float(np.median(v)) for k, v in times.items()},
                              **{f"p95_{k}": float(np.quantile(v, 0.95))
                                 for k, v in times.items()}})
-    return rows
+            hit, size = (np.subtract(times[x], times[y]) for x, y in (("a", "c"), ("d", "e")))
+            test, p = two_sample_p(hit, size)
+            diff, lo, hi = median_difference(hit, size)
+            shifts.append({"caller": caller, "clock": clock, "endpoint": endpoint,
+                           "a_minus_c": float(np.median(hit)),
+                           "d_minus_e": float(np.median(size)), "diff_ms": diff,
+                           "diff_lo": lo, "diff_hi": hi, "test": test, "p": p})
+    return rows, shifts
 
 
-CALLERS = {("http", "wall"): "outsider over HTTP, client's clock",
-           ("http", "server"): "outsider over HTTP, the answer's `timings.search_ms`",
-           ("in-process", "wall"): "principal-less reader (`readers=[]`) in-process, the "
-                                           "search alone"}
-
-
-def table(rows: list[dict], setup: dict) -> str:
+def table(rows: list[dict], shifts: list[dict], setup: dict) -> str:
     bar = 0.05 / len(rows)
     lines = ["# Timing side channels of per-document access (issue 50)", "",
              f"{setup['docs']:,} SciFact abstracts in a folder index ({setup['preset']}, "
@@ -268,23 +281,24 @@ def table(rows: list[dict], setup: dict) -> str:
              f"hidden document its (a) query came from for {setup['hr_finds']['lexical']} of "
              f"{setup['hidden']} queries (lexical) and {setup['hr_finds']['dense']} (dense).", "",
              "## Medians and p95 per kind (ms)", "",
-             "| caller, clock | endpoint | (a) p50 | (b) p50 | (c) p50 | (d) p50 | (a) p95 | "
-             "(c) p95 | (d) p95 |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| caller, clock | endpoint | (a) p50 | (b) p50 | (c) p50 | (d) p50 | (e) p50 | "
+             "(a) p95 | (c) p95 | (d) p95 | (e) p95 |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if r["contrast"] == "(a) vs (c)":
             lines.append(f"| {CALLERS[(r['caller'], r['clock'])]} | {r['endpoint']} | "
                          + " | ".join(f"{r[f'p50_{k}']:.3f}" for k in KINDS) + " | "
-                         + " | ".join(f"{r[f'p95_{k}']:.3f}" for k in "acd") + " |")
-    lines += ["", "## (a) against the others", "",
-              f"Δ: median of (a) minus the other's, µs, with its 95 % bootstrap interval; "
-              f"P(a>): the chance that an (a) call is slower than the other's (0.5: no "
+                         + " | ".join(f"{r[f'p95_{k}']:.3f}" for k in "acde") + " |")
+    lines += ["", "## Contrasts", "",
+              f"Δ: median of (x) minus (y)'s, µs, with its 95 % bootstrap interval; "
+              f"P(x>y): the chance that an (x) call is slower than a (y) call (0.5: no "
               f"difference); p: two-sided {rows[0]['test']} test; ✱ where p < 0.05 / "
               f"{len(rows)} (Bonferroni over every row here). Samples to tell: calls of each "
               f"kind an observer needs to see that effect (two-sided U test, α 0.05, power "
               f"0.8); shown for ✱ rows. With {setup['reps']} calls a kind, an effect of "
-              f"|P(a>) - 0.5| under {detectable_auc(setup['reps']):.3f} would go unseen "
+              f"|P(x>y) - 0.5| under {detectable_auc(setup['reps']):.3f} would go unseen "
               f"4 times in 5.", "",
-              "| caller, clock | endpoint | contrast | ratio | Δ µs (95 % CI) | P(a>) | p | "
+              "| caller, clock | endpoint | (x) vs (y) | ratio | Δ µs (95 % CI) | P(x>y) | p | "
               "samples to tell |", "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         seen = r["p"] < bar
@@ -293,6 +307,21 @@ def table(rows: list[dict], setup: dict) -> str:
                      f"({1000 * r['diff_lo']:+.0f} to {1000 * r['diff_hi']:+.0f}) | "
                      f"{r['auc']:.3f} | {r['p']:.2g}{' ✱' if seen else ''} | "
                      f"{format(r['samples_to_tell'], ',') if seen else '—'} |")
+    lines += ["", "## The hidden match, or the twin's size?", "",
+              "Round by round, (a) - (c) (a hidden document matches, against the twin) beside "
+              "(d) - (e) (nothing hidden matches, the same two indexes): medians of each, µs, "
+              f"their difference with its 95 % bootstrap interval, and a two-sided "
+              f"{shifts[0]['test']} test of the two shifts; ✱ where p < 0.05 / {len(shifts)}. "
+              "A shift that both show is the index's size; one that (a) - (c) alone shows is "
+              "the hidden match.", "",
+              "| caller, clock | endpoint | (a) - (c) | (d) - (e) | difference (95 % CI) | p |",
+              "|---|---|---:|---:|---:|---:|"]
+    for r in shifts:
+        lines.append(f"| {CALLERS[(r['caller'], r['clock'])]} | {r['endpoint']} | "
+                     f"{1000 * r['a_minus_c']:+.0f} | {1000 * r['d_minus_e']:+.0f} | "
+                     f"{1000 * r['diff_ms']:+.0f} ({1000 * r['diff_lo']:+.0f} to "
+                     f"{1000 * r['diff_hi']:+.0f}) | {r['p']:.2g}"
+                     f"{' ✱' if r['p'] < 0.05 / len(shifts) else ''} |")
     return "\n".join(lines) + "\n"
 
 
@@ -333,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
             cells = {}
             for endpoint in ENDPOINTS:
                 for kind in KINDS:
-                    name = "without" if kind == "c" else "with"
+                    name = "without" if kind in TWIN else "with"
                     cells[("http", endpoint, kind)] = http_cell(client, name, endpoint)
                     cells[("in-process", endpoint, kind)] = local_cell(
                         indexes[name], endpoint, frozenset())
@@ -342,7 +371,7 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=60)
-    rows = analyse(samples, args.reps)
+    rows, shifts = analyse(samples)
     setup = {"docs": len(docs), "hidden": args.hidden, "preset": args.preset,
              "backend": encoder.backend, "tokens": args.tokens, "reps": args.reps,
              "warm": args.warm, "load": load, "cpus": os.cpu_count(), "hr_finds": hr_finds,
@@ -350,8 +379,9 @@ def main(argv: list[str] | None = None) -> None:
     spread = {"|".join(c): {clock: [round(float(q), 4) for q in np.quantile(v, QUANTILES)]
                             for clock, v in times.items() if v}
               for c, times in samples.items()}
-    write_results(args.name, {"setup": setup, "rows": rows, "quantiles": list(QUANTILES),
-                              "cells": spread}, table(rows, setup))
+    write_results(args.name, {"setup": setup, "rows": rows, "shifts": shifts,
+                              "quantiles": list(QUANTILES), "cells": spread},
+                  table(rows, shifts, setup))
 
 
 if __name__ == "__main__":
