@@ -28,6 +28,7 @@ from bench.kit.benchkit import write_results
 STAGES = (
     ("BM25 rebuilt over every chunk", ("common/lexical.py", "from_rows")),
     ("filter columns rebuilt", ("indexer/folder/columns.py", "build")),
+    ("filter columns extended", ("indexer/folder/columns_delta.py", "extend")),
     ("FAISS copied for the writer", ("indexer/folder/store/vectors.py", "owned_copy")),
     ("FAISS written", ("indexer/folder/store/vectors.py", "write_vectors")),
     ("SQLite copied for the writer", ("indexer/folder/db.py", "open_writable")),

@@ -54,16 +54,28 @@ class AccessColumn:
         for chunk_id, names in rows:
             if names is not None:
                 lists[chunk_id] = seen.setdefault(tuple(sorted(set(names))), len(seen))
-        words = sorted({n for key in seen for n in key})
+        return cls.of_keys(lists, list(seen))
+
+    @classmethod
+    def of_keys(cls, lists: np.ndarray, keys: list[tuple[str, ...]]) -> AccessColumn:
+        """From per-chunk list numbers and the lists themselves (`keys[i]`: list i's sorted
+        distinct names)."""
+        words = sorted({n for key in keys for n in key})
         code = {w: i for i, w in enumerate(words)}
-        ptr = np.zeros(len(seen) + 1, dtype=np.int64)
+        ptr = np.zeros(len(keys) + 1, dtype=np.int64)
         flat: list[int] = []
-        for key, i in sorted(seen.items(), key=lambda kv: kv[1]):
+        for i, key in enumerate(keys):
             flat.extend(code[n] for n in key)
             ptr[i + 1] = len(flat)
         # an empty list (a value no name reads: nobody but an unrestricted read) holds one
         # impossible code, so that reduceat sees a segment for it
         return cls(lists, ptr, np.asarray(flat, dtype=np.int32), words)._no_empty()
+
+    def keys(self) -> list[tuple[str, ...]]:
+        """Each list's sorted distinct names (`of_keys`'s `keys`)."""
+        ptr, names = self.ptr.tolist(), self.names.tolist()
+        return [tuple(self.words[c] for c in names[ptr[i]:ptr[i + 1]] if c >= 0)
+                for i in range(len(ptr) - 1)]
 
     def _no_empty(self) -> AccessColumn:
         sizes = np.diff(self.ptr)

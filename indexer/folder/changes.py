@@ -22,7 +22,7 @@ from ..errors import ConcurrentWriteError
 from ..presets import Spec, create, emptied, find_inner, train_and_add, training_needs
 from ..validation import check_field_kinds
 from . import db
-from .columns import Columns
+from .columns import Columns, chunk_id_end
 from .store import Staging, write_vectors
 
 
@@ -42,6 +42,11 @@ class WorkingCopy:
         self.fields = dict(fields)  # metadata field kinds, kept as documents are written
         # ("add" | "upsert", (docs, chunks, vectors)), ("delete", ids found), ("compact", None)
         self.log: list[tuple[str, object]] = []
+        # what `extend` needs to derive the next filter index from this version's: where the
+        # copied store's chunk ids end, the chunk ids deleted since, and whether that holds
+        self.start = chunk_id_end(self._conn)
+        self.dropped: list[np.ndarray] = []
+        self.extendable = True  # False once compacted or replayed: `Columns.build` then
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -106,6 +111,8 @@ class WorkingCopy:
                     _forget(self.vectors, new)
                 raise
         self.fields = fields
+        if len(old):
+            self.dropped.append(old)
         return found
 
     def compact(self) -> int:
@@ -132,6 +139,7 @@ class WorkingCopy:
             db.clear_tombstones(conn)
         self.vectors = fresh
         self.log.append(("compact", None))
+        self.extendable = False
         return dropped
 
     def tombstones(self) -> np.ndarray:
@@ -139,6 +147,7 @@ class WorkingCopy:
 
     def replay(self, other: WorkingCopy) -> None:
         """Make this copy's changes again on `other` (a copy of a newer version)."""
+        other.extendable = False
         for kind, arg in self.log:
             if kind == "delete":
                 other.delete(arg)
@@ -155,6 +164,10 @@ class WorkingCopy:
                         "was saved: reopen the index and apply the changes again (upsert() "
                         "replaces documents)")
                 other.add(*arg)
+
+    def deleted(self) -> np.ndarray:
+        """The chunk ids this copy deleted."""
+        return np.concatenate(self.dropped) if self.dropped else np.empty(0, dtype=np.int64)
 
     # -- publication -------------------------------------------------------------------------
     def stage(self, lexical: LexicalIndex, columns: Columns) -> None:

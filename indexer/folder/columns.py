@@ -146,40 +146,52 @@ class Columns:
     @classmethod
     def build(cls, conn: sqlite3.Connection, kinds: dict[str, str]) -> Columns:
         """From a store: one pass over its chunks and their documents' metadata."""
-        size = _next_chunk_id(conn)
-        doc = np.full(size, -1, dtype=np.int64)
-        first = np.zeros(size, dtype=bool)
+        size = chunk_id_end(conn)
+        doc, first, raw, access = scan(conn, kinds, 0, size)
         wanted = {n: k for n, k in kinds.items() if k in KINDS}
-        raw: dict[str, dict[int, Any]] = {n: {} for n in wanted}
-        seen_doc, meta, names = None, {}, None
-        access: list[tuple[int, list[str]]] = []
-        cursor = conn.execute(
-            "SELECT c.chunk_id, c.chunk_no, d.rowid, d.metadata FROM chunks c "
-            "JOIN documents d ON d.doc_id = c.doc_id ORDER BY d.rowid, c.chunk_id")
-        while rows := cursor.fetchmany(FETCH):
-            for chunk_id, chunk_no, rowid, text in rows:
-                if rowid != seen_doc:
-                    seen_doc, meta = rowid, json.loads(text)
-                    names = access_of(meta)
-                if names is not None:
-                    access.append((chunk_id, names))
-                doc[chunk_id] = rowid
-                first[chunk_id] = chunk_no == 0
-                for name in wanted:
-                    if name in meta:
-                        raw[name][chunk_id] = meta[name]
-        columns = {n: _column(wanted[n], raw[n], size) for n in wanted}
+        columns = {n: column(wanted[n], raw[n], size) for n in wanted}
         return cls(doc, first, {n: c for n, c in columns.items() if c is not None},
                    AccessColumn.build(size, access))
 
 
-def _next_chunk_id(conn: sqlite3.Connection) -> int:
+def scan(conn: sqlite3.Connection, kinds: dict[str, str], start: int, size: int
+         ) -> tuple[np.ndarray, np.ndarray, dict[str, dict[int, Any]], list]:
+    """(doc, first, {field: {chunk id - start: value}}, [(chunk id - start, access names)]) of
+    the chunks with ids in [start, size), read in (document rowid, chunk id) order."""
+    doc = np.full(size - start, -1, dtype=np.int64)
+    first = np.zeros(size - start, dtype=bool)
+    wanted = [n for n, k in kinds.items() if k in KINDS]
+    raw: dict[str, dict[int, Any]] = {n: {} for n in wanted}
+    seen_doc, meta, names = None, {}, None
+    access: list[tuple[int, list[str]]] = []
+    cursor = conn.execute(
+        "SELECT c.chunk_id, c.chunk_no, d.rowid, d.metadata FROM chunks c "
+        "JOIN documents d ON d.doc_id = c.doc_id WHERE c.chunk_id >= ? "
+        "ORDER BY d.rowid, c.chunk_id", (start,))
+    while rows := cursor.fetchmany(FETCH):
+        for chunk_id, chunk_no, rowid, text in rows:
+            if rowid != seen_doc:
+                seen_doc, meta = rowid, json.loads(text)
+                names = access_of(meta)
+            at = chunk_id - start
+            if names is not None:
+                access.append((at, names))
+            doc[at] = rowid
+            first[at] = chunk_no == 0
+            for name in wanted:
+                if name in meta:
+                    raw[name][at] = meta[name]
+    return doc, first, raw, access
+
+
+def chunk_id_end(conn: sqlite3.Connection) -> int:
+    """One past the highest chunk id the store has handed out (the columns' length)."""
     row = conn.execute("SELECT value FROM info WHERE key='next_chunk_id'").fetchone()
     top = conn.execute("SELECT max(chunk_id) FROM chunks").fetchone()[0]
     return max(int(row[0]) if row else 0, (top + 1) if top is not None else 0)
 
 
-def _column(kind: str, values: dict[int, Any], size: int) -> Column | None:
+def column(kind: str, values: dict[int, Any], size: int) -> Column | None:
     """The column of one field; None where numpy cannot hold its values (an integer beyond 64
     bits, which SQLite's matching still compares)."""
     ids = np.fromiter(values.keys(), dtype=np.int64, count=len(values))

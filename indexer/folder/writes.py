@@ -13,6 +13,7 @@ from ..validation import check_doc_ids
 from . import db, store
 from .changes import WorkingCopy
 from .columns import Columns
+from .columns_delta import extend
 
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
 
@@ -119,7 +120,7 @@ class FolderWrites:
         fields = {**self.manifest, "counts": db.counts(work.conn),
                   "metadata_fields": db.field_types(work.conn)}
         self._search = None  # it holds the connection `stage` closes
-        columns = Columns.build(work.conn, fields["metadata_fields"])
+        columns = self._next_columns(work, fields["metadata_fields"])
         work.stage(lexical, columns)
         manifest, token = store.publish(self.location, work.staging, fields,
                                         self._version.token)
@@ -127,6 +128,16 @@ class FolderWrites:
         self._version = store.Version(self.location, manifest, token, work.vectors,
                                       db.open_readonly(sqlite), lexical, columns)
         self._work = None
+
+    def _next_columns(self, work: WorkingCopy, kinds: dict[str, str]) -> Columns:
+        """The filter index of the version being published: the published one's extended by
+        the change where that is exact (`extend`), else built from the whole store."""
+        if work.extendable:
+            columns = extend(self._version.columns, self._version.manifest.get("metadata_fields"),
+                             work.conn, kinds, work.start, work.deleted())
+            if columns is not None:
+                return columns
+        return Columns.build(work.conn, kinds)
 
     def _rebase(self) -> None:
         """Adopt the folder's current version and make this index's changes again on it."""

@@ -67,7 +67,7 @@ def test_a_version_without_the_filter_index_still_filters(flat_index, tiny_encod
 def test_a_field_with_an_integer_beyond_64_bits_is_left_to_sqlite():
     """Writes refuse such integers, but an index written before that check may hold one (the
     Milvus migration test forges one): its field gets no column, so SQLite matches it."""
-    from indexer.folder.columns import _column
+    from indexer.folder.columns import column as _column
 
     assert _column("int", {0: 2**70, 1: 3}, 2) is None
     column = _column("int", {0: -2**63, 1: 3}, 3)
