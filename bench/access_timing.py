@@ -329,11 +329,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     import httpx
 
+    from common.keys import Keyring, Principal, hash_key, write_keys
     from encoder import load_encoder
     from indexer import SemanticIndex, build_index
     from rag import token_counter
-    from service.keyfile import write_keys
-    from service.principals import Keyring, Principal, hash_key
 
     encoder = load_encoder("minilm", backend=args.backend)
     docs, queries, owner = corpus(args, token_counter(encoder))
