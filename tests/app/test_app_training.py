@@ -315,6 +315,10 @@ def test_every_run_is_listed_and_the_models_page_points_at_the_unfinished(env, t
     done = stand_in_run(runner, runs / "first", "print('trained')")
     assert runner.wait(done.id, timeout=60).state is JobState.DONE
     stopped = stand_in_run(runner, runs / "second", "import time; time.sleep(60)")
+    deadline = time.monotonic() + 60  # cancelled while it runs: on a loaded machine a cancel
+    while runner.get(stopped.id).state is JobState.QUEUED:  # can beat the start ("Cancelled:")
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
     runner.cancel(stopped.id, grace_s=2)
     at = training_page()
     assert_clean(at)
