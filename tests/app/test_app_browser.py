@@ -6,9 +6,12 @@ the fixtures (the default index, the small pair beside it, the server) are in
 browser_fixtures.py."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_fixtures import (
     LOAD_MS,
+    again_until_done,
     ask,
     choose,
     documents_in,
@@ -126,8 +129,15 @@ def test_why_this_match_draws_heatmap_and_shaded_words(tab, app_url):
     ask(tab, "rising oil prices", until=tab.get_by_text("10 results in"))
     wait_idle(tab)
     open_expander(tab, "Why this match", tab.get_by_text("Explain this hit").first)
-    tab.get_by_text("Explain this hit").first.click()
-    tab.get_by_text("Occlusion: how much the cosine").first.wait_for()  # the fast one, first
+
+    def explain(_last: bool) -> None:  # a tick made while a rerun replaces the box is lost:
+        box = tab.get_by_role("checkbox", name=re.compile("Explain this hit")).first
+        if not box.is_checked():  # a full run waited 240 s on one
+            tab.get_by_text("Explain this hit").first.click()
+        wait_idle(tab)
+        tab.get_by_text("Occlusion: how much the cosine").first.wait_for(timeout=90_000)
+
+    again_until_done(explain)  # the fast one, first
     tab.get_by_role("button", name="Exact attribution").first.click()
     tab.get_by_text("completeness error").first.wait_for()
     tab.locator(".js-plotly-plot .heatmaplayer").first.wait_for(state="visible")
