@@ -63,12 +63,14 @@ def launch(folder: Path) -> int:
 
 def supervise(folder: Path, told: int) -> None:
     pid = os.getpid()
+    # before the status names this process: a cancel's SIGTERM may follow at once, and without
+    # the handler it killed the supervisor ("cancelled", not "cancelled while queued")
+    stop: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
     status = JobStatus(JobState.QUEUED, pid=pid, pgid=os.getpgid(0), ticks=process_ticks(pid))
     write_status(folder, status)
     os.write(told, b"1")
     os.close(told)
-    stop: list[int] = []
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
     lock = FileLock(folder.parent / LOCK_FILE)
     passed: set[str] = set()
     while not lock.held:
