@@ -55,11 +55,17 @@ def _search_args(body) -> dict:
     return args if body.fusion is None else {**args, "fusion": body.fusion}
 
 
-def _timings(started: float) -> dict:
+def _timings(started: float, request: Request) -> dict:
+    """Milliseconds, to the microsecond; whole milliseconds on a server with `--keys`, where
+    callers may not see every document: the server's clock, free of the network's noise, showed
+    an index's size (hidden documents included) to a caller timing it, the client's did not
+    (docs/SECURITY.md, bench/results/access_timing.md)."""
     total = time.perf_counter() - started
     encode = min(encode_seconds(), total)
-    return {"encode_ms": round(encode * 1000, 3), "search_ms": round((total - encode) * 1000, 3),
-            "total_ms": round(total * 1000, 3)}
+    digits = 3 if readers_of(request) is None else 0
+    return {"encode_ms": round(encode * 1000, digits),
+            "search_ms": round((total - encode) * 1000, digits),
+            "total_ms": round(total * 1000, digits)}
 
 
 @router.post(SEARCH, tags=["indexes"], response_model=dict, responses=READ)
@@ -82,7 +88,7 @@ def _search(name: str, body: SearchRequest, request: Request, queries: list[str]
         found = index.search(queries[0] if single else queries, body.k,
                              per_chunk=body.per_chunk, readers=readers_of(request),
                              **_search_args(body))
-    timings = _timings(started)
+    timings = _timings(started, request)
     lists = [found] if single else found
 
     def hits(query: str, ranked) -> list[dict]:
@@ -117,7 +123,7 @@ def _context(name: str, body: ContextRequest, request: Request) -> Response:
     with searching(request, name) as index:
         hits = index.search(body.query, body.k, per_chunk=True, readers=readers_of(request),
                             **_search_args(body))
-    timings = _timings(started)
+    timings = _timings(started, request)
     packed = pack_context(hits, token_counter(index.encoder), body.max_tokens,
                           body.max_chunks_per_doc)
     out = packed.to_dict()

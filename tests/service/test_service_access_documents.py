@@ -71,6 +71,17 @@ def test_the_context_holds_only_what_the_caller_may_see(app):
                                          json={"query": SECRET, "k": 20}).text
 
 
+def test_timings_are_whole_milliseconds_for_a_caller_with_a_key(app):
+    """The server's own clock, to the microsecond, showed an index's size to a caller timing
+    it (bench/results/access_timing.md): with --keys it says whole milliseconds."""
+    with api(app, "reader") as reader:
+        for route, body in (("search", {"query": SECRET, "k": 5}),
+                            ("context", {"query": SECRET, "k": 5})):
+            got = reader.post(f"/v1/indexes/team/{route}", json=body).json()["timings"]
+            assert set(got) == {"encode_ms", "search_ms", "total_ms"}
+            assert all(float(v).is_integer() and v >= 0 for v in got.values()), got
+
+
 def test_counts_in_the_index_list_are_the_caller_s(app):
     with api(app, "reader") as reader, api(app, "member") as member:
         mine = reader.get("/v1/indexes").json()["data"][0]
