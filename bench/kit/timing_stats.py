@@ -1,5 +1,5 @@
 """Whether two samples of response times differ, and how much an observer would need to tell
-them apart: pure functions over lists of milliseconds (bench/access_timing.py is their user).
+them apart: pure functions over lists of milliseconds (bench/access_timing/ is their user).
 
 `compare(x, y)` gives the medians' ratio, the median difference with a bootstrap interval, a
 two-sample test (Mann-Whitney U from scipy where installed, else a permutation test on the

@@ -1,4 +1,4 @@
-"""bench/access_timing.py, as invariants: the command refuses settings it cannot run, naming the
+"""bench/access_timing/, as invariants: the command refuses settings it cannot run, naming the
 flag; a query window is whole words of exactly the asked token count."""
 
 from __future__ import annotations

@@ -1,0 +1,5 @@
+"""`python -m bench.access_timing`: see the package's docstring."""
+
+from . import main
+
+main()
