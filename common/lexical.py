@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .npy import NPY_LOCK, load_npy
+
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?|[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -250,8 +252,10 @@ class LexicalIndex:
         """A saved index; `mapped`: its arrays mapped from the files (read as queries touch
         them), which searching never changes."""
         bm25s = _bm25s()
-        ids = np.load(folder / "ids.npy", allow_pickle=False, mmap_mode="r" if mapped else None)
+        ids = load_npy(folder / "ids.npy", mapped=mapped)
         if not len(ids):
             return cls(bm25s.BM25(), np.asarray(ids))
-        return cls(bm25s.BM25.load(str(folder), show_progress=False, allow_pickle=False,
-                                   mmap=mapped), np.asarray(ids))
+        with NPY_LOCK:  # bm25s reads its arrays with np.load
+            index = bm25s.BM25.load(str(folder), show_progress=False, allow_pickle=False,
+                                    mmap=mapped)
+        return cls(index, np.asarray(ids))

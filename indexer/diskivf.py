@@ -29,6 +29,8 @@ import faiss
 import numpy as np
 from faiss.contrib.ondisk import merge_ondisk
 
+from common.npy import load_npy
+
 INDEX, LISTS, RERANK = "index.faiss", "lists.ivfdata", "rerank.npy"
 EMPTY_LISTS_BYTES = 4096  # the lists file of an index with no vectors (every document deleted)
 
@@ -233,7 +235,7 @@ class DiskIVFPQ:
         # faiss starts prefetch threads on every search by default; measured here they cost
         # ~2.6 ms a query against 0.14 ms without (30k vectors, warm page cache)
         faiss.downcast_InvertedLists(ivf.invlists).prefetch_nthread = 0
-        rows = np.load(folder / RERANK, mmap_mode="r", allow_pickle=False)
+        rows = load_npy(folder / RERANK)
         if rows.dtype != np.float32 or rows.ndim != 2 or rows.shape[1] != ivf.d:
             raise ValueError(f"{folder / RERANK} holds {rows.dtype} {rows.shape}, not float32 "
                              f"rows of {ivf.d}")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from common.npy import load_npy
+
 from .errors import CorpusError
 
 ROWS_PER_CHECK = 65_536  # rows checked (and normalised) at a time: a 1M x 384 file stays mapped
@@ -31,7 +33,7 @@ def load_vectors_file(path: str | Path) -> np.ndarray:
     if head != b"\x93NUMPY":
         raise CorpusError(f"--vectors {path} is not a .npy file (no numpy header); {how}")
     try:
-        return np.load(path, mmap_mode="r", allow_pickle=False)
+        return load_npy(path)
     except Exception as exc:  # numpy raises several kinds for a damaged or object array
         raise CorpusError(f"--vectors {path} is not a readable float array ({exc}); "
                           f"{how}") from exc

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from common.npy import load_npy
+
 BATCH = 65_536  # rows added to an index at a time (96 MB of 384-d float32)
 
 
@@ -25,7 +27,7 @@ class VectorRows:
     @classmethod
     def of_files(cls, files: Sequence[Path]) -> VectorRows:
         """The encode shards (`.npy`, unit rows), mapped."""
-        return cls([np.load(f, mmap_mode="r", allow_pickle=False) for f in files])
+        return cls([load_npy(f) for f in files])
 
     def __len__(self) -> int:
         return int(self._starts[-1])

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from common.npy import load_npy
+
 FILES = ("access.lists.npy", "access.ptr.npy", "access.names.npy")
 WORDS = "access.json"
 
@@ -99,6 +101,6 @@ class AccessColumn:
         """The column saved in `folder`; None for a version written before access existed."""
         if not (folder / WORDS).exists():
             return None
-        lists, ptr, names = (np.asarray(np.load(folder / n, mmap_mode="r", allow_pickle=False))
+        lists, ptr, names = (np.asarray(load_npy(folder / n))
                              for n in FILES)
         return cls(lists, ptr, names, json.loads((folder / WORDS).read_text(encoding="utf-8")))

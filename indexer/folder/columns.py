@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from common.npy import load_npy
+
 from ..access import access_of
 from ..filters import Condition
 from .access_column import AccessColumn
@@ -132,7 +134,7 @@ class Columns:
     @classmethod
     def load(cls, folder: Path) -> Columns:
         def read(name: str) -> np.ndarray:  # mapped, seen as a plain array (slow item access)
-            return np.asarray(np.load(folder / name, mmap_mode="r", allow_pickle=False))
+            return np.asarray(load_npy(folder / name))
 
         index = json.loads((folder / "fields.json").read_text(encoding="utf-8"))
         fields = {}

@@ -19,6 +19,7 @@ import faiss
 import numpy as np
 
 from common import write_atomic
+from common.npy import load_npy
 
 from ..diskivf import DiskIVFPQ
 from ..errors import IndexerError
@@ -43,7 +44,7 @@ class ShardedVectors:
 
     def parts(self) -> list[np.ndarray]:
         """Each shard's vectors, mapped (nothing read yet)."""
-        return [np.load(p, mmap_mode="r", allow_pickle=False) for p in self.paths]
+        return [load_npy(p) for p in self.paths]
 
     def array(self) -> np.ndarray:
         """All vectors in one array, in RAM (flat, hnsw, ivf, ivfpq, sq8)."""
