@@ -1,7 +1,8 @@
 """Threads opening one index at once (three writers, the service's request threads) never parse
 two `.npy` headers at the same time: numpy parses them with `ast.literal_eval`, and CPython 3.11's
 `ast` shares one recursion counter between threads (`SystemError: AST constructor recursion depth
-mismatch`, cpython gh-106905), which failed the concurrent-writers contract test about once in 30."""
+mismatch`, cpython gh-106905), which failed the concurrent-writers contract test about once in
+30."""
 
 from __future__ import annotations
 
