@@ -48,8 +48,8 @@ def build_bm25(rows: Iterable[Sequence[str]], k1: float, b: float, batch: int = 
     terms, counts, docs = _Buffer(np.int32), _Buffer(np.float32), _Buffer(np.int32)
     lengths = _Buffer(np.int64)
     first = 0
-    for part in _batches(rows, batch):
-        term, tf, row, length = _count(part, vocab)
+    for part in batches(rows, batch):
+        term, tf, row, length = count_batch(part, vocab)
         terms.extend(term)
         counts.extend(tf)
         docs.extend(row + first)
@@ -81,7 +81,7 @@ def build_bm25(rows: Iterable[Sequence[str]], k1: float, b: float, batch: int = 
     return retriever
 
 
-def _batches(rows: Iterable[Sequence[str]], size: int):
+def batches(rows: Iterable[Sequence[str]], size: int):
     part: list[Sequence[str]] = []
     for tokens in rows:
         part.append(tokens)
@@ -92,7 +92,7 @@ def _batches(rows: Iterable[Sequence[str]], size: int):
         yield part
 
 
-def _count(part: list[Sequence[str]], vocab: dict[str, int]):
+def count_batch(part: list[Sequence[str]], vocab: dict[str, int]):
     """(term ids, counts, rows within `part`, row lengths) of a batch of rows, its postings
     ordered by row; new terms join `vocab` in order of first appearance."""
     import pandas as pd

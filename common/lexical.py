@@ -190,7 +190,8 @@ class LexicalIndex:
             return [[] for _ in queries]
         mask = None
         if isinstance(allowed, np.ndarray) and self._positions and \
-                len(allowed) >= len(self.ids) and self.retriever.backend != "numba":
+                len(allowed) >= len(self.ids) and \
+                getattr(self.retriever, "backend", None) != "numba":
             mask = allowed[:len(self.ids)]  # position i is chunk i: the mask as it is
         elif isinstance(allowed, np.ndarray):
             inside = self.ids < len(allowed)
