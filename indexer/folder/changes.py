@@ -14,6 +14,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from common.bm25_segments import SegmentedLexical
 from common.lexical import LexicalIndex, tokenize
 
 from ..chunking import Chunk
@@ -170,15 +171,18 @@ class WorkingCopy:
         return np.concatenate(self.dropped) if self.dropped else np.empty(0, dtype=np.int64)
 
     # -- publication -------------------------------------------------------------------------
-    def stage(self, lexical: LexicalIndex, columns: Columns) -> None:
+    def stage(self, lexical: LexicalIndex, columns: Columns, published_bm25: Path) -> None:
         """Write the FAISS, BM25 and filter-index files beside the SQLite copy, and close the
-        copy."""
+        copy. BM25 segments unchanged since the published version are hard links to its files."""
         write_vectors(self.vectors, self.staging.file("faiss"))
         for role, part in (("bm25", lexical), ("fields", columns)):
             folder = self.staging.file(role)
             if folder.exists():  # from an earlier save that failed
                 shutil.rmtree(folder)
-            part.save(folder)
+            if isinstance(part, SegmentedLexical):
+                part.save(folder, published_bm25)
+            else:
+                part.save(folder)
         self.close()
 
     def close(self) -> None:

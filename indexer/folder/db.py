@@ -187,11 +187,24 @@ def counts(conn: sqlite3.Connection) -> dict[str, int]:
             "tombstones": one("SELECT count(*) FROM tombstones")}
 
 
-def iter_lexical_rows(conn: sqlite3.Connection, batch: int = 10_000) -> Iterator[tuple[int, str]]:
-    """(chunk id, BM25 tokens joined by spaces) of every chunk in id order, `batch` at a time."""
-    cursor = conn.execute("SELECT chunk_id, lex FROM chunks ORDER BY chunk_id")
+def iter_lexical_rows(conn: sqlite3.Connection, batch: int = 10_000, start: int = 0
+                      ) -> Iterator[tuple[int, str]]:
+    """(chunk id, BM25 tokens joined by spaces) of every chunk from id `start` on, in id order,
+    `batch` at a time."""
+    cursor = conn.execute("SELECT chunk_id, lex FROM chunks WHERE chunk_id >= ? "
+                          "ORDER BY chunk_id", (start,))
     while rows := cursor.fetchmany(batch):
         yield from rows
+
+
+def lexical_rows_of(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> list[tuple[int, str]]:
+    """(chunk id, BM25 tokens joined by spaces) of the live chunks among `chunk_ids`, in id
+    order."""
+    out: list[tuple[int, str]] = []
+    for part in _parts([int(c) for c in chunk_ids]):
+        q = f"SELECT chunk_id, lex FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})"
+        out.extend(conn.execute(q, part))
+    return sorted(out)
 
 
 def lexical_rows(conn: sqlite3.Connection) -> tuple[list[int], list[list[str]]]:

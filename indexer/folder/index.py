@@ -24,6 +24,7 @@ from ..validation import check_doc_ids, check_positive_int
 from . import db, store
 from .changes import WorkingCopy
 from .columns import Columns
+from .lexical_delta import next_lexical
 from .search import Searcher
 from .writes import FolderWrites
 
@@ -73,8 +74,7 @@ class FolderIndex(FolderWrites, SemanticIndex):
     @property
     def lexical(self) -> LexicalIndex:
         if self._lexical is None:
-            self._lexical = LexicalIndex.from_rows(db.iter_lexical_rows(self.conn),
-                                                   Bm25Params.of(self.manifest))
+            self._lexical = next_lexical(self._version, self._work, Bm25Params.of(self.manifest))
         return self._lexical
 
     # -- reading -----------------------------------------------------------------------------

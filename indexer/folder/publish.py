@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from common.lexical import Bm25Params, LexicalIndex
+from common.bm25_segments import SegmentedLexical
+from common.lexical import Bm25Params
 
 from ..build_progress import BuildProgress
 from ..documents import Document
@@ -64,7 +65,7 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
             db.set_next_chunk_id(conn, len(chunks))
         if isinstance(chunks, list):
             chunks.clear()  # the rows' tokens are in SQLite now: BM25 streams them from there
-        LexicalIndex.from_rows(db.iter_lexical_rows(conn), bm25).save(staging.file("bm25"))
+        SegmentedLexical.from_rows(db.iter_lexical_rows(conn), bm25).save(staging.file("bm25"))
         fields = {**fields, "preset": spec.preset, "faiss_spec": spec.factory,
                   "knobs": spec.knobs, "bm25": bm25.to_dict(), "counts": db.counts(conn),
                   "metadata_fields": db.field_types(conn)}

@@ -14,6 +14,7 @@ from . import db, store
 from .changes import WorkingCopy
 from .columns import Columns
 from .columns_delta import extend
+from .lexical_delta import bm25_folder
 
 REBASES = 5  # how often a save re-applies its changes over other writers' before it gives up
 
@@ -121,7 +122,7 @@ class FolderWrites:
                   "metadata_fields": db.field_types(work.conn)}
         self._search = None  # it holds the connection `stage` closes
         columns = self._next_columns(work, fields["metadata_fields"])
-        work.stage(lexical, columns)
+        work.stage(lexical, columns, bm25_folder(self._version))
         manifest, token = store.publish(self.location, work.staging, fields,
                                         self._version.token)
         sqlite = self.location / manifest["files"]["sqlite"]["path"]

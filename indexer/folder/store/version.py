@@ -12,6 +12,7 @@ from pathlib import Path
 import faiss
 
 from common import check_path, file_checksum
+from common.bm25_segments import load_lexical
 from common.lexical import LexicalIndex
 
 from ...errors import CorruptIndexError, IndexerError
@@ -93,7 +94,7 @@ def _load(folder: Path, manifest: dict, verify: bool):
         check_file(folder, role, path, files[role], verify)
     conn = _read(folder, "sqlite", paths["sqlite"], db.open_readonly)
     vectors = _read(folder, "faiss", paths["faiss"], partial(read_vectors, mapped=True))
-    lexical = _read(folder, "bm25", paths["bm25"], partial(LexicalIndex.load, mapped=True))
+    lexical = _read(folder, "bm25", paths["bm25"], partial(load_lexical, mapped=True))
     columns = _read(folder, "fields", paths["fields"], Columns.load) if "fields" in paths \
         else None
     return vectors, conn, lexical, columns
