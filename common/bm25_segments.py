@@ -123,9 +123,13 @@ class SegmentedLexical(LexicalIndex):
             idf = np.float32(idf_of(int(self.df[term]), self.live))
             for segment, offset in ((self.base, 0), (self.delta, first)):
                 docs, tf = segment.postings(term)
-                if len(docs):
+                if len(docs):  # idf * tf / (norm + tf), in float64 as bm25s, in place
                     at = docs + offset if offset else docs
-                    scores[at] += (idf * (tf / (norm[at] + tf))).astype(np.float32)
+                    part = norm[at]
+                    part += tf
+                    np.divide(tf, part, out=part)
+                    part *= idf
+                    scores[at] += part.astype(np.float32)
         scores[self._dead] = 0
         if mask is not None:
             scores *= mask
