@@ -27,6 +27,9 @@ from bench.kit.benchkit import write_results
 # (label, a function's file suffix and name as cProfile names it): cumulative seconds of each
 STAGES = (
     ("BM25 rebuilt over every chunk", ("common/lexical.py", "from_rows")),
+    ("BM25 base segment built over every chunk", ("common/bm25_segments.py", "from_rows")),
+    ("BM25 change applied to the segments", ("common/bm25_segments.py", "changed")),
+    ("BM25 segments written", ("common/bm25_segments.py", "save")),
     ("filter columns rebuilt", ("indexer/folder/columns.py", "build")),
     ("filter columns extended", ("indexer/folder/columns_delta.py", "extend")),
     ("FAISS copied for the writer", ("indexer/folder/store/vectors.py", "owned_copy")),
