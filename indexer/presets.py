@@ -152,6 +152,7 @@ def train_sample_size(nlist: int) -> int:
 
 def find_inner(index: faiss.Index, cls):
     """The first sub-index of type `cls` under IDMap / Refine wrappers, or None."""
+    index = getattr(index, "base", index)  # a folder version's base + delta: the base
     seen = index.ivf if isinstance(index, DiskIVFPQ) else index
     for _ in range(4):
         seen = faiss.downcast_index(seen)

@@ -1,5 +1,6 @@
 """`WorkingCopy`: a writer's private copy of one published version. SQLite is copied into the
-writer's staging folder and changed there, in transactions; the FAISS index is changed in
+writer's staging folder and changed there, in transactions; the vectors (`VectorSegments`: the
+published base, shared and never changed, and a delta of the chunks added since) are changed in
 memory, as the last step of each transaction, so a failure in either half leaves both as they
 were. Every change is logged, with its vectors, so that the same changes can be made again on a
 newer version when another writer publishes first."""
@@ -11,7 +12,6 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 from common.bm25_segments import SegmentedLexical
@@ -20,15 +20,15 @@ from common.lexical import LexicalIndex, tokenize
 from ..chunking import Chunk
 from ..documents import Document
 from ..errors import ConcurrentWriteError
-from ..presets import Spec, create, emptied, find_inner, train_and_add, training_needs
+from ..presets import Spec, create, emptied, train_and_add, training_needs
 from ..validation import check_field_kinds
 from . import db
 from .columns import Columns, chunk_id_end
-from .store import Staging, write_vectors
+from .store import Staging, VectorSegments
 
 
 class WorkingCopy:
-    def __init__(self, folder: Path, source: sqlite3.Connection, vectors: faiss.Index,
+    def __init__(self, folder: Path, source: sqlite3.Connection, vectors: VectorSegments,
                  spec: Spec, dim: int, fields: dict[str, str]) -> None:
         self.staging = Staging(folder)
         try:
@@ -37,7 +37,8 @@ class WorkingCopy:
         except BaseException:  # a full disk mid-copy, say: no half-made staging folder stays
             self.staging.discard()
             raise
-        self.vectors = vectors  # the loaded version's index, changed in place from now on
+        self.vectors = vectors  # the writer's (`for_writer`), changed in place from now on
+        self.merge = False  # whether the save writes a new base (set by `compact`)
         self.spec = spec
         self.dim = dim
         self.fields = dict(fields)  # metadata field kinds, kept as documents are written
@@ -84,10 +85,11 @@ class WorkingCopy:
         with db.transaction(self.conn) as conn:
             found = db.existing_ids(conn, delete) if delete else []
             old = np.asarray(db.chunk_ids_of(conn, found), dtype=np.int64)
+            fresh = self.vectors.in_delta(old)  # added since the base: removed exactly
             if found:
                 db.delete_documents(conn, found)
-                if not _removable(self.spec):  # HNSW / refine cannot remove: tombstones,
-                    db.add_tombstones(conn, old)  # filtered out at search time
+                if not _removable(self.spec) and not fresh.all():  # HNSW / refine cannot
+                    db.add_tombstones(conn, old[~fresh])  # remove: tombstones, filtered out
             new = np.empty(0, dtype=np.int64)
             if docs:
                 taken = db.existing_ids(conn, [d.id for d in docs]) if new_only else []
@@ -107,9 +109,11 @@ class WorkingCopy:
                     train_and_add(self.vectors, vectors, new)
                 if len(old) and _removable(self.spec):
                     _remove(self.vectors, old)
+                elif fresh.any():
+                    self.vectors.forget(old[fresh])
             except BaseException:
                 if self.vectors.ntotal > before:
-                    _forget(self.vectors, new)
+                    self.vectors.forget(new)
                 raise
         self.fields = fields
         if len(old):
@@ -117,28 +121,25 @@ class WorkingCopy:
         return found
 
     def compact(self) -> int:
-        """Rebuild the FAISS index from live vectors, dropping tombstones; returns how many."""
+        """Rebuild the FAISS index from live vectors, dropping tombstones; returns how many.
+        Without tombstones, the save merges the delta into a new base instead."""
         dropped = len(self.tombstones())
         if not dropped:
+            self.merge = self.vectors.has_changes()
+            if self.merge:
+                self.log.append(("compact", None))
             return 0
         live = np.asarray(db.live_chunk_ids(self.conn), dtype=np.int64)
-        if not len(live):
-            vecs = np.empty((0, self.dim), dtype=np.float32)
-        elif hasattr(self.vectors, "vectors_of"):  # ivfpq-disk: read from its mapped rows
-            vecs = self.vectors.vectors_of(live)
-        else:
-            ivf = find_inner(self.vectors, faiss.IndexIVF)
-            if ivf is not None and ivf.direct_map.type == faiss.DirectMap.NoMap:
-                ivf.make_direct_map()  # reconstruct needs it (this copy is the writer's own)
-            vecs = np.vstack([self.vectors.reconstruct(int(i)) for i in live])
+        vecs = self.vectors.vectors_of(live, owned=True) if len(live) else \
+            np.empty((0, self.dim), dtype=np.float32)
         fresh = create(self.spec, self.dim)
         if len(live) < training_needs(fresh):  # too few left to train on: keep the training
-            fresh = emptied(self.vectors)
+            fresh = emptied(self.vectors.base)
         if len(live):
             train_and_add(fresh, vecs, live)
         with db.transaction(self.conn) as conn:
             db.clear_tombstones(conn)
-        self.vectors = fresh
+        self.vectors = VectorSegments(fresh)
         self.log.append(("compact", None))
         self.extendable = False
         return dropped
@@ -174,7 +175,10 @@ class WorkingCopy:
     def stage(self, lexical: LexicalIndex, columns: Columns, published_bm25: Path) -> None:
         """Write the FAISS, BM25 and filter-index files beside the SQLite copy, and close the
         copy. BM25 segments unchanged since the published version are hard links to its files."""
-        write_vectors(self.vectors, self.staging.file("faiss"))
+        if self.merge or self.vectors.due():
+            self.vectors.merge()
+            self.merge = False
+        self.vectors.save(self.staging.file("faiss"), self.staging.file("faiss_delta"))
         for role, part in (("bm25", lexical), ("fields", columns)):
             folder = self.staging.file(role)
             if folder.exists():  # from an earlier save that failed
@@ -202,15 +206,8 @@ def _removable(spec: Spec) -> bool:
     return spec.preset not in ("hnsw", "ivf", "ivfpq", "ivfpq-disk")
 
 
-def _remove(index: faiss.Index, ids: np.ndarray) -> None:
-    removed = index.remove_ids(faiss.IDSelectorBatch(np.asarray(ids, dtype=np.int64)))
+def _remove(vectors: VectorSegments, ids: np.ndarray) -> None:
+    """Remove `ids` (a removable preset's): from the delta, and hidden in the base until the
+    next merge removes them from it."""
+    removed = vectors.remove(ids)
     assert removed == len(ids), (removed, len(ids))
-
-
-def _forget(index: faiss.Index, ids: np.ndarray) -> None:
-    """Undo a failed add. Where the index cannot remove (HNSW), the vectors stay unreachable:
-    search keeps only chunks the store knows, and `compact` drops them."""
-    try:
-        index.remove_ids(faiss.IDSelectorBatch(np.asarray(ids, dtype=np.int64)))
-    except RuntimeError:
-        pass

@@ -10,7 +10,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import faiss
 import numpy as np
 
 from common.lexical import Bm25Params, LexicalIndex
@@ -64,7 +63,7 @@ class FolderIndex(FolderWrites, SemanticIndex):
         return self._version.manifest
 
     @property
-    def vectors(self) -> faiss.Index:
+    def vectors(self) -> store.VectorSegments:
         return self._work.vectors if self._work else self._version.vectors
 
     @property
@@ -129,8 +128,8 @@ class FolderIndex(FolderWrites, SemanticIndex):
         order = {d: i for i, d in enumerate(ids)}
         rows = sorted(db.chunks_of(self.conn, ids), key=lambda r: (order[r[1]], r[2]))
         dim = self.manifest["dim"] if vectors else 0
-        found = np.vstack([self.vectors.reconstruct(int(r[0])) for r in rows]
-                          ).astype(np.float32) if rows and vectors else \
+        found = self.vectors.reconstruct_batch(np.array([r[0] for r in rows], np.int64)
+                                               ).astype(np.float32) if rows and vectors else \
             np.empty((len(rows), dim), np.float32)
         return StoredBatch([docs[d] for d in ids], [tuple(r[1:]) for r in rows], found)
 
@@ -142,6 +141,7 @@ class FolderIndex(FolderWrites, SemanticIndex):
         if self._search is None:
             tombstones = self._work.tombstones() if self._work else \
                 np.asarray(db.tombstones(self.conn), dtype=np.int64)
+            tombstones = np.union1d(tombstones, self.vectors.hidden)  # removed from the base
             self._search = Searcher(self.vectors, self.conn, self.spec, tombstones,
                                     lambda: self.lexical, self._encode_queries,
                                     self.field_types, self.counts, self._columns)

@@ -25,16 +25,17 @@ from ..search_threads import faiss_threads
 from . import db
 from .allowed import Allowed, exact_ranked
 from .columns import Columns
+from .store import VectorSegments
 
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 DOC_OF_KEPT = 100_000  # chunk -> document ids a searcher keeps between queries (no columns)
 
 
 class Searcher:
-    """Search over `vectors` + `conn` (+ BM25, built lazily by `lexical`). `encode` embeds
-    queries; `tombstones` are chunk ids still in FAISS but deleted."""
+    """Search over `vectors` (base + delta) + `conn` (+ BM25, built lazily by `lexical`).
+    `encode` embeds queries; `tombstones` are chunk ids still in FAISS but deleted."""
 
-    def __init__(self, vectors: faiss.Index, conn: sqlite3.Connection, spec: Spec,
+    def __init__(self, vectors: VectorSegments, conn: sqlite3.Connection, spec: Spec,
                  tombstones: np.ndarray, lexical: Callable[[], LexicalIndex],
                  encode: Callable[[list[str]], np.ndarray],
                  field_types: Callable[[], dict[str, str]],
@@ -169,10 +170,11 @@ class Searcher:
         out: list[Ranked | None] = [None] * len(queries)
         pending = list(range(len(queries)))
         while pending and fetch > 0:
-            params = search_params(self.spec, exhaustive_knobs(self.spec, self.vectors)
-                                   if exhaustive else knobs, sel, self.vectors)
+            base = self.vectors.base  # the delta is exact: searched with `sel` alone
+            params = search_params(self.spec, exhaustive_knobs(self.spec, base)
+                                   if exhaustive else knobs, sel, base)
             with faiss_threads(len(pending)):
-                scores, ids = self.vectors.search(qv[pending], fetch, params=params)
+                scores, ids = self.vectors.search(qv[pending], fetch, params=params, sel=sel)
             still = []
             for row, q in enumerate(pending):
                 ranked = [(c, s) for c, s in zip(ids[row].tolist(), scores[row].tolist(),

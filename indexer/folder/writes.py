@@ -36,7 +36,7 @@ class FolderWrites:
         """Copy-on-write: the first change copies the published store into a private file."""
         if self._work is None:
             self._work = WorkingCopy(self.location, self._version.conn,
-                                     store.owned_copy(self._version.vectors),
+                                     self._version.vectors.for_writer(),
                                      self.spec, self.manifest["dim"], self.field_types())
             self._values.clear()  # values kept from the published version no longer hold
         self._changed()
@@ -86,7 +86,8 @@ class FolderWrites:
     @writes_index("compacting")
     def compact(self) -> int:
         """Rebuild the FAISS index from live vectors, dropping tombstones. Returns those dropped."""
-        if self._work is None and not db.tombstones(self.conn):
+        if self._work is None and not db.tombstones(self.conn) and \
+                not self._version.vectors.has_changes():
             return 0
         return self._writable().compact()
 
@@ -126,6 +127,7 @@ class FolderWrites:
         manifest, token = store.publish(self.location, work.staging, fields,
                                         self._version.token)
         sqlite = self.location / manifest["files"]["sqlite"]["path"]
+        work.vectors.published(self.location / manifest["files"]["faiss"]["path"])
         self._version = store.Version(self.location, manifest, token, work.vectors,
                                       db.open_readonly(sqlite), lexical, columns)
         self._work = None

@@ -2,7 +2,7 @@
 of an index folder (but the write lock and the private folders: `indexer.private`).
 
     manifest.json        format, version, encoder, FAISS spec, counts, files with checksums
-    v000007-<tag>/       one version: vectors.faiss, store.sqlite, bm25/
+    v000007-<tag>/       one version: vectors.faiss (+ vectors_delta.npz), store.sqlite, bm25/
     .write.lock          held briefly by whoever publishes or makes a private folder
     .staging-<tag>/      a writer's next version while it is made (its own .lock held)
     .build-<key>/        a build's encoded shards, reused by a re-run (its own .lock held)
@@ -19,6 +19,7 @@ leaves the old version current. Indexes from before version folders (`vectors-<v
 from .manifest import MANIFEST, read_manifest
 from .publishing import Staging, StaleBase, publish
 from .target import check_target
+from .vector_segments import VectorSegments
 from .vectors import owned_copy, read_vectors, write_vectors
 from .version import Version, open_version
 
@@ -26,6 +27,7 @@ __all__ = [
     "MANIFEST",
     "StaleBase",
     "Staging",
+    "VectorSegments",
     "Version",
     "check_target",
     "open_version",

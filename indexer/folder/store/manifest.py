@@ -13,8 +13,9 @@ from ...manifest import FORMAT, FORMAT_VERSION
 
 MANIFEST = "manifest.json"
 ROLES = {"faiss": "vectors.faiss", "sqlite": "store.sqlite", "bm25": "bm25"}  # role -> file
-# files a version may lack (one written before they existed): the filter index (`Columns`)
-OPTIONAL_ROLES = {"fields": "fields"}
+# files a version may lack (one written before they existed): the filter index (`Columns`), and
+# the vectors added since the base FAISS file (`VectorSegments`; none: the base holds them all)
+OPTIONAL_ROLES = {"fields": "fields", "faiss_delta": "vectors_delta.npz"}
 ALL_ROLES = {**ROLES, **OPTIONAL_ROLES}
 # what the code reads from a manifest, and its type
 FIELDS = {"version": int, "files": dict, "encoder": dict, "dim": int, "preset": str,

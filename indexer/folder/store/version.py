@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-import faiss
-
 from common import check_path, file_checksum
 from common.bm25_segments import load_lexical
 from common.lexical import LexicalIndex
@@ -28,7 +26,7 @@ from .manifest import (
     rebuild_hint,
     token,
 )
-from .vectors import read_vectors
+from .vector_segments import VectorSegments
 
 RETRIES = 20
 LEGACY_CHECKSUM = "blake2b-160"  # manifests written before entries named their algorithm
@@ -42,7 +40,7 @@ class Version:
     folder: Path
     manifest: dict
     token: str | None
-    vectors: faiss.Index
+    vectors: VectorSegments
     conn: sqlite3.Connection
     lexical: LexicalIndex | None  # None: rebuilt from the store when needed
     columns: Columns | None = None  # the filter index; None: a version written before it
@@ -93,7 +91,8 @@ def _load(folder: Path, manifest: dict, verify: bool):
     for role, path in paths.items():
         check_file(folder, role, path, files[role], verify)
     conn = _read(folder, "sqlite", paths["sqlite"], db.open_readonly)
-    vectors = _read(folder, "faiss", paths["faiss"], partial(read_vectors, mapped=True))
+    vectors = _read(folder, "faiss", paths["faiss"],
+                    partial(VectorSegments.load, delta_path=paths.get("faiss_delta")))
     lexical = _read(folder, "bm25", paths["bm25"], partial(load_lexical, mapped=True))
     columns = _read(folder, "fields", paths["fields"], Columns.load) if "fields" in paths \
         else None
