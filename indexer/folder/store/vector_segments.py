@@ -226,12 +226,13 @@ def _merged(scores: np.ndarray, ids: np.ndarray, dscores: np.ndarray, dids: np.n
     all_scores = np.concatenate([scores, dscores], axis=1)
     all_ids = np.concatenate([ids, dids], axis=1)
     key = np.where(all_ids < 0, np.inf, -all_scores if larger else all_scores)
-    out_s = np.empty((len(ids), k), scores.dtype)
-    out_i = np.full((len(ids), k), -1, np.int64)
-    for row in range(len(ids)):
-        order = np.lexsort((all_ids[row], key[row]))[:k]
-        out_s[row, :len(order)] = all_scores[row, order]
-        out_i[row, :len(order)] = all_ids[row, order]
+    order = np.lexsort((all_ids, key), axis=-1)[:, :k]
+    out_s = np.take_along_axis(all_scores, order, axis=1)
+    out_i = np.take_along_axis(all_ids, order, axis=1).astype(np.int64)
+    if out_i.shape[1] < k:  # fewer stored than asked for
+        pad = k - out_i.shape[1]
+        out_s = np.pad(out_s, ((0, 0), (0, pad)), constant_values=-np.inf if larger else np.inf)
+        out_i = np.pad(out_i, ((0, 0), (0, pad)), constant_values=-1)
     return out_s, out_i
 
 
