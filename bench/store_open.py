@@ -58,7 +58,7 @@ def make_index(folder: Path, n: int) -> None:
         db.insert_chunks(conn, ((i, f"d{i}", 0, 0, len(t), " ".join(tok))
                                 for i, (t, tok) in enumerate(zip(texts, lex, strict=True))))
         db.set_next_chunk_id(conn, n)
-    fields = {"format": store.FORMAT, "format_version": store.FORMAT_VERSION, "version": 0,
+    fields = {"format": store.FORMAT, "format_version": store.FOLDER_FORMAT_VERSION, "version": 0,
               "built_at": store.now(), "updated_at": store.now(),
               "encoder": {"name": "grown-random", "load_as": "none", "fingerprint": "none"},
               "dim": DIM, "metric": "cosine", "normalized": True, "preset": spec.preset,

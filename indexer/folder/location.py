@@ -12,7 +12,7 @@ from common import check_path
 
 from ..errors import IndexerError
 from ..location import BuildTarget, Built, IndexLocation, Progress, StoredReader
-from ..manifest import FORMAT, FORMAT_VERSION, now
+from ..manifest import FORMAT, now
 from . import store
 from .index import FolderIndex
 
@@ -101,7 +101,7 @@ class FolderBuild(BuildTarget):
                 for c, tokens in zip(built.chunks, lex, strict=True)]
         del lex
         stamp = now()
-        fields = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": 0,
+        fields = {"format": FORMAT, "format_version": store.FOLDER_FORMAT_VERSION, "version": 0,
                   "built_at": stamp, "updated_at": stamp, "encoder": encoder_fields(enc),
                   "dim": enc.dim, "metric": "cosine", "normalized": True,
                   "chunking": built.chunking.to_dict(), "source": built.source,

@@ -137,8 +137,8 @@ def test_a_small_save_links_the_base_and_never_rebuilds(flat_index, tiny_encoder
 
 
 def as_bm25s(folder: Path) -> None:
-    """Rewrite the current version's BM25 folder in bm25s's format (an index from before
-    segments), the manifest entry with it."""
+    """Rewrite the current version's BM25 folder in bm25s's format, the manifest entry with it,
+    and the manifest's format to 1: an index written before segments."""
     target = bm25_dir(folder)
     conn = db.open_readonly(next(target.parent.glob("store.sqlite")))
     old = LexicalIndex.from_rows(db.iter_lexical_rows(conn))
@@ -148,6 +148,7 @@ def as_bm25s(folder: Path) -> None:
     manifest = json.loads((folder / "manifest.json").read_text())
     entry = manifest["files"]["bm25"]
     entry.update(bytes=size_of(target), checksum=file_checksum(target, entry["algorithm"]))
+    manifest["format_version"] = 1
     (folder / "manifest.json").write_text(json.dumps(manifest))
 
 
@@ -161,6 +162,8 @@ def test_an_index_in_bm25s_format_searches_the_same_and_converts_on_save(
     old.add([new_doc(random.Random(1), 7)])
     old.save()
     assert (bm25_dir(flat_index) / SEGMENTS).exists()
+    # older BERTScope reads format 1 only: it must refuse this one, not miss its segments
+    assert json.loads((flat_index / "manifest.json").read_text())["format_version"] == 2
     assert_as_fresh(SemanticIndex.open(flat_index, encoder=tiny_encoder), tmp_path,
                     tiny_encoder, [*QUERIES, "uniq7"])
 

@@ -16,7 +16,7 @@ leaves the old version current. Indexes from before version folders (`vectors-<v
 `store-<v>.sqlite`, `bm25-<v>/` beside the manifest) open the same way.
 """
 
-from .manifest import MANIFEST, read_manifest
+from .manifest import FOLDER_FORMAT_VERSION, MANIFEST, read_manifest
 from .publishing import Staging, StaleBase, publish
 from .target import check_target
 from .vector_segments import VectorSegments
@@ -24,6 +24,7 @@ from .vectors import owned_copy, read_vectors, write_vectors
 from .version import Version, open_version
 
 __all__ = [
+    "FOLDER_FORMAT_VERSION",
     "MANIFEST",
     "StaleBase",
     "Staging",

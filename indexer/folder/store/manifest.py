@@ -11,6 +11,12 @@ import xxhash
 from ...errors import CorruptIndexError
 from ...manifest import FORMAT, FORMAT_VERSION
 
+# 2: BM25 kept as segments and vectors added since the base in a delta file. Older BERTScope
+# reads format 1 only, so it refuses a format 2 index ("upgrade") instead of silently missing
+# the delta's vectors; format 1 indexes open here, and their next save writes format 2.
+FOLDER_FORMAT_VERSION = 2
+READABLE_FORMATS = (FORMAT_VERSION, FOLDER_FORMAT_VERSION)
+
 MANIFEST = "manifest.json"
 ROLES = {"faiss": "vectors.faiss", "sqlite": "store.sqlite", "bm25": "bm25"}  # role -> file
 # files a version may lack (one written before they existed): the filter index (`Columns`), and
@@ -70,13 +76,14 @@ def parse(folder: Path, raw: bytes) -> dict:
                                 f"\"{FORMAT}\"): open a folder that `python -m indexer build` "
                                 "wrote")
     have = manifest.get("format_version")
-    if isinstance(have, int) and not isinstance(have, bool) and have > FORMAT_VERSION:
+    if isinstance(have, int) and not isinstance(have, bool) and have > FOLDER_FORMAT_VERSION:
         raise CorruptIndexError(
             f"{path} was written by a newer BERTScope (index format {have}; this one reads "
-            f"format {FORMAT_VERSION}): upgrade BERTScope to open it")
-    if have != FORMAT_VERSION:
-        raise CorruptIndexError(f"{path} has index format {have!r}; this version reads format "
-                                f"{FORMAT_VERSION}: {rebuild_hint(folder)}")
+            f"formats up to {FOLDER_FORMAT_VERSION}): upgrade BERTScope to open it")
+    if have not in READABLE_FORMATS or isinstance(have, bool):
+        raise CorruptIndexError(f"{path} has index format {have!r}; this version reads formats "
+                                f"{READABLE_FORMATS[0]} and {READABLE_FORMATS[1]}: "
+                                f"{rebuild_hint(folder)}")
     _check_fields(path, manifest, FIELDS, folder)
     for role in ROLES:
         entry = manifest["files"].get(role)

@@ -16,7 +16,7 @@ from common.atomic import write_atomic
 from ...errors import ConcurrentWriteError
 from ...manifest import now
 from ...private import OWNER_LOCK, Private, claim, remove, write_lock
-from .manifest import ALL_ROLES, MANIFEST, ROLES, read_raw, to_bytes, token
+from .manifest import ALL_ROLES, FOLDER_FORMAT_VERSION, MANIFEST, ROLES, read_raw, to_bytes, token
 from .version import size_of
 
 STAGING = ".staging-"
@@ -60,7 +60,8 @@ def publish(folder: Path, staging: Staging, fields: dict, base: str | None
         version = next_version(folder, fields.get("version", 0))
         name = f"v{version:06d}-{staging.tag}"
         os.rename(staging.path, folder / name)  # no longer a staging folder: no sweep claims it
-        manifest = {**fields, "version": version, "updated_at": now(),
+        manifest = {**fields, "format_version": FOLDER_FORMAT_VERSION, "version": version,
+                    "updated_at": now(),
                     "files": {role: {**e, "path": f"{name}/{e['path']}"}
                               for role, e in entries.items()}}
         data = to_bytes(manifest)

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 from ...errors import CorruptIndexError, IndexerError
-from ...manifest import FORMAT, FORMAT_VERSION
+from ...manifest import FORMAT
 from ...private import BUILD, LOCK
-from .manifest import MANIFEST, parse, read_raw, token
+from .manifest import FOLDER_FORMAT_VERSION, MANIFEST, parse, read_raw, token
 from .publishing import STAGING, VERSIONED
 
 
@@ -56,7 +56,7 @@ def _refuse_if_not_ours(folder: Path, raw: bytes, exc: CorruptIndexError,
         data = None
     if isinstance(data, dict) and data.get("format") == FORMAT:
         have = data.get("format_version")
-        if isinstance(have, int) and have > FORMAT_VERSION:
+        if isinstance(have, int) and have > FOLDER_FORMAT_VERSION:
             raise IndexerError(f"{folder} holds an index written by a newer BERTScope (format "
                                f"{have}); a build would replace it: upgrade BERTScope, or build "
                                "into another folder") from exc
