@@ -10,7 +10,7 @@ from pathlib import Path
 from .config import FitConfig
 from .errors import TrainingError
 from .fit import fit
-from .siamese import POOLING_MODES, check_pooling
+from .pooling import POOLING_MODES, check_pooling
 
 # Reimers & Gurevych 2019, Table 6: STS-B dev Spearman x100 after STS-B training, BERT-base.
 SBERT_PAPER = {"mean": 87.44, "cls": 86.62, "max": 69.92}

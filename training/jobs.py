@@ -10,7 +10,6 @@ from pathlib import Path
 
 from common.home import REPO
 from common.jobs import JobSpec
-from encoder.heads import bundled_heads_dir
 
 from .checkpoints import complete_checkpoints
 
@@ -30,6 +29,8 @@ def mlm_heads_job(name: str, *, steps: int | None = None, fingerprint: str | Non
     """Train bundled model `name`'s MLM + NSP heads (`python -m training mlm-heads NAME`), for
     the weights of `fingerprint` where given. The same command continues a stopped attempt from
     its last checkpoint (every 50 steps)."""
+    from encoder.heads import bundled_heads_dir  # torch: not for pages that only list jobs
+
     argv = training_command("mlm-heads", name, *(("--steps", str(steps)) if steps else ()),
                             *(("--fingerprint", fingerprint) if fingerprint else ()),
                             threads=threads)

@@ -1,20 +1,23 @@
 """The training objectives: a name the user types -> the data kinds it accepts, how rows are shaped
-for it, and the sentence-transformers loss module that scores them."""
+for it, and the sentence-transformers loss module that scores them. The registry imports neither
+sentence-transformers nor torch (seconds of CPU): forms, flags and recipes read it; a loss
+module is made only when a run builds it."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from datasets import Dataset
-from sentence_transformers import SentenceTransformer
-from sentence_transformers.sentence_transformer import losses
-from torch import nn
-
-from .data import NLI_LABELS, LoadedData
 from .errors import TrainingError
-from .nli import nli_classes, nli_triplets
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+    from sentence_transformers import SentenceTransformer
+    from torch import nn
+
+    from .data import LoadedData
 
 log = logging.getLogger("bertscope.training")
 
@@ -50,6 +53,8 @@ def _pairs_int(data: LoadedData, seed: int) -> Dataset:
 def _positives(data: LoadedData, seed: int) -> Dataset:
     """MNRL rows: NLI -> (anchor, positive, hard negative); binary pairs -> positive pairs only;
     triplets as they are."""
+    from .nli import nli_triplets
+
     if data.kind == "nli":
         return nli_triplets(data.dataset, seed=seed)
     if data.kind == "triplet":
@@ -59,10 +64,27 @@ def _positives(data: LoadedData, seed: int) -> Dataset:
 
 
 def _nli_classes(data: LoadedData, seed: int) -> Dataset:
+    from .nli import nli_classes
+
     return nli_classes(data.dataset)
 
 
+def _st_loss(name: str) -> Callable[[SentenceTransformer], nn.Module]:
+    """sentence-transformers' loss class `name` built on a model, imported when first built."""
+    def build(model: SentenceTransformer) -> nn.Module:
+        from sentence_transformers.sentence_transformer import losses
+
+        return getattr(losses, name)(model)
+
+    build.__name__ = name
+    return build
+
+
 def _softmax(model: SentenceTransformer) -> nn.Module:
+    from sentence_transformers.sentence_transformer import losses
+
+    from .data import NLI_LABELS
+
     dim = model.get_embedding_dimension()
     return losses.SoftmaxLoss(model, embedding_dimension=dim, num_labels=len(NLI_LABELS))
 
@@ -75,21 +97,21 @@ LOSSES: dict[str, LossSpec] = {
             "CosineSimilarityLoss: MSE between cosine and score/5 (SBERT regression)",
             ("scored", "binary"),
             _pairs_scaled,
-            losses.CosineSimilarityLoss,
+            _st_loss("CosineSimilarityLoss"),
         ),
         LossSpec(
             "cosent",
             "CoSENTLoss: ranks pairs by score through their cosines",
             ("scored", "binary"),
             _pairs_raw,
-            losses.CoSENTLoss,
+            _st_loss("CoSENTLoss"),
         ),
         LossSpec(
             "mnrl",
             "MultipleNegativesRankingLoss: in-batch negatives (+ a hard negative)",
             ("nli", "binary", "triplet"),
             _positives,
-            losses.MultipleNegativesRankingLoss,
+            _st_loss("MultipleNegativesRankingLoss"),
         ),
         LossSpec(
             "softmax",
@@ -103,7 +125,7 @@ LOSSES: dict[str, LossSpec] = {
             "OnlineContrastiveLoss: hard positive/negative pairs in a batch",
             ("binary",),
             _pairs_int,
-            losses.OnlineContrastiveLoss,
+            _st_loss("OnlineContrastiveLoss"),
         ),
     )
 }

@@ -20,7 +20,7 @@ from common.prompts import prompt_prefix
 
 from .config import FitConfig
 from .errors import TrainingError
-from .siamese import POOLING_MODES, check_pooling
+from .pooling import POOLING_MODES, check_pooling
 
 _KINDS = {int: "an integer", float: "a finite number", bool: "true or false", str: "a string"}
 

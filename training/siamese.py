@@ -13,14 +13,7 @@ from sentence_transformers import SentenceTransformer
 from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
 
 from .errors import TrainingError
-
-POOLING_MODES = ("mean", "cls", "max")
-
-
-def check_pooling(mode: str) -> str:
-    if mode not in POOLING_MODES:
-        raise TrainingError(f"Invalid pooling mode {mode!r}. Valid: {', '.join(POOLING_MODES)}")
-    return mode
+from .pooling import check_pooling
 
 
 def build_siamese(

@@ -161,8 +161,8 @@ def checked_field(where, name: str, default: Any, rule, *, key: str,
 def settings_form(defaults: dict[str, Any], *, key: str) -> tuple[dict[str, Any], list[str]]:
     """One widget per setting, opened on `defaults`; (the values as typed, the refusals). Each
     number is checked by its rule and a refused one is said next to its field."""
+    from training.pooling import POOLING_MODES
     from training.settings import BY_FIELD
-    from training.siamese import POOLING_MODES
 
     values: dict[str, Any] = {}
     problems: list[str] = []
