@@ -49,9 +49,10 @@ def publish(folder: Path, staging: Staging, fields: dict, base: str | None
     current, with nothing published. The manifest switch is the last step: a failure or a kill
     before it leaves the old version current and debris that the next publish removes.
     """
-    entries = {role: {"path": ALL_ROLES[role], "bytes": size_of(staging.file(role)),
-                      "algorithm": CHECKSUM, "checksum": file_checksum(staging.file(role))}
+    linked = _linked_entries(folder)
+    entries = {role: linked.get(_file_key(staging.file(role))) or _entry(staging.file(role))
                for role in ALL_ROLES if role in ROLES or staging.file(role).exists()}
+    entries = {role: {**e, "path": ALL_ROLES[role]} for role, e in entries.items()}
     fsync_tree(staging.path)
     with write_lock(folder):
         raw = read_raw(folder)
@@ -76,6 +77,35 @@ def publish(folder: Path, staging: Staging, fields: dict, base: str | None
         staging.release()
         sweep(folder, keep={name} | _names(raw))
     return manifest, token(data)
+
+
+def _entry(path: Path) -> dict:
+    return {"bytes": size_of(path), "algorithm": CHECKSUM, "checksum": file_checksum(path)}
+
+
+def _file_key(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size) if path.is_file() else None
+
+
+def _linked_entries(folder: Path) -> dict[tuple[int, int, int], dict]:
+    """The published version's single-file entries by (device, inode, size). A save hard-links
+    the files it keeps (the FAISS base), whose checksums the published manifest holds: reading
+    them again would read the whole base on every save. Version files are never changed in
+    place, so one inode holds one content."""
+    out = {}
+    try:
+        files = json.loads(read_raw(folder) or b"{}").get("files", {})
+        for entry in files.values():
+            key = _file_key(folder / entry["path"])
+            if key is not None and entry.get("algorithm") == CHECKSUM:
+                out[key] = {k: entry[k] for k in ("bytes", "algorithm", "checksum")}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # a damaged or foreign manifest: every checksum is computed
+    return out
 
 
 def next_version(folder: Path, at_least: int) -> int:
