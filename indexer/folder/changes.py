@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,14 +23,15 @@ from ..documents import Document
 from ..errors import ConcurrentWriteError
 from ..presets import Spec, create, emptied, train_and_add, training_needs
 from ..validation import check_field_kinds
-from . import db
+from . import db, field_kinds
 from .columns import Columns, chunk_id_end
 from .store import Staging, VectorSegments
 
 
 class WorkingCopy:
     def __init__(self, folder: Path, source: sqlite3.Connection, vectors: VectorSegments,
-                 spec: Spec, dim: int, fields: dict[str, str]) -> None:
+                 spec: Spec, dim: int, fields: dict[str, str],
+                 counts: Counter[tuple[str, str]] | None = None) -> None:
         self.staging = Staging(folder)
         try:
             self._conn: sqlite3.Connection | None = db.open_writable(
@@ -42,6 +44,9 @@ class WorkingCopy:
         self.spec = spec
         self.dim = dim
         self.fields = dict(fields)  # metadata field kinds, kept as documents are written
+        # documents per (field, JSON type), kept as documents are written: what the next
+        # version's field kinds are read from (counted here once when the version lacks them)
+        self.counts = Counter(counts) if counts is not None else field_kinds.kind_counts(self._conn)
         # ("add" | "upsert", (docs, chunks, vectors)), ("delete", ids found), ("compact", None)
         self.log: list[tuple[str, object]] = []
         # what `extend` needs to derive the next filter index from this version's: where the
@@ -86,7 +91,9 @@ class WorkingCopy:
             found = db.existing_ids(conn, delete) if delete else []
             old = np.asarray(db.chunk_ids_of(conn, found), dtype=np.int64)
             fresh = self.vectors.in_delta(old)  # added since the base: removed exactly
+            counts = self.counts.copy()
             if found:
+                counts.subtract(field_kinds.kind_counts(conn, found))
                 db.delete_documents(conn, found)
                 if not _removable(self.spec) and not fresh.all():  # HNSW / refine cannot
                     db.add_tombstones(conn, old[~fresh])  # remove: tombstones, filtered out
@@ -99,6 +106,7 @@ class WorkingCopy:
                 first = db.next_chunk_id(conn)
                 new = np.arange(first, first + len(chunks), dtype=np.int64)
                 db.insert_documents(conn, docs)
+                counts.update(field_kinds.kind_counts(conn, [d.id for d in docs]))
                 db.insert_chunks(conn, ((int(i), c.doc_id, c.chunk_no, c.start, c.end,
                                          " ".join(tokenize(c.encoded)))
                                         for i, c in zip(new, chunks, strict=True)))
@@ -116,6 +124,7 @@ class WorkingCopy:
                     self.vectors.forget(new)
                 raise
         self.fields = fields
+        self.counts = +counts  # only what some document holds
         if len(old):
             self.dropped.append(old)
         return found

@@ -82,7 +82,7 @@ def insert_chunks(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
 
 def chunk_ids_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[int]:
     out: list[int] = []
-    for part in _parts(doc_ids):
+    for part in in_parts(doc_ids):
         q = f"SELECT chunk_id FROM chunks WHERE doc_id IN ({','.join('?' * len(part))})"
         out.extend(r[0] for r in conn.execute(q, part))
     return out
@@ -92,7 +92,7 @@ def chunks_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[tuple]:
     """(chunk_id, doc_id, chunk_no, start, end, lex tokens joined by spaces) of every chunk of
     `doc_ids`, in chunk id order."""
     out: list[tuple] = []
-    for part in _parts(doc_ids):
+    for part in in_parts(doc_ids):
         q = ("SELECT chunk_id, doc_id, chunk_no, start, end, lex FROM chunks "
              f"WHERE doc_id IN ({','.join('?' * len(part))})")
         out.extend(conn.execute(q, part))
@@ -100,7 +100,7 @@ def chunks_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[tuple]:
 
 
 def delete_documents(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> None:
-    for part in _parts(doc_ids):
+    for part in in_parts(doc_ids):
         marks = ",".join("?" * len(part))
         conn.execute(f"DELETE FROM chunks WHERE doc_id IN ({marks})", part)
         conn.execute(f"DELETE FROM documents WHERE doc_id IN ({marks})", part)
@@ -120,7 +120,7 @@ def clear_tombstones(conn: sqlite3.Connection) -> None:
 
 def existing_ids(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[str]:
     out: list[str] = []
-    for part in _parts(doc_ids):
+    for part in in_parts(doc_ids):
         q = f"SELECT doc_id FROM documents WHERE doc_id IN ({','.join('?' * len(part))})"
         out.extend(r[0] for r in conn.execute(q, part))
     return out
@@ -129,7 +129,7 @@ def existing_ids(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[str]:
 def chunk_rows(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, tuple]:
     """{chunk_id: (doc_id, start, end, title, text, metadata JSON)} for live chunk ids."""
     out: dict[int, tuple] = {}
-    for part in _parts([int(c) for c in chunk_ids]):
+    for part in in_parts([int(c) for c in chunk_ids]):
         q = ("SELECT c.chunk_id, c.doc_id, c.start, c.end, d.title, d.text, d.metadata "
              "FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
              f"WHERE c.chunk_id IN ({','.join('?' * len(part))})")
@@ -141,7 +141,7 @@ def chunk_rows(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, 
 def documents(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, Document]:
     """{doc_id: Document} for the ids that exist."""
     out: dict[str, Document] = {}
-    for part in _parts(doc_ids):
+    for part in in_parts(doc_ids):
         q = ("SELECT doc_id, title, text, metadata FROM documents "
              f"WHERE doc_id IN ({','.join('?' * len(part))})")
         for doc_id, title, text, meta in conn.execute(q, part):
@@ -174,7 +174,7 @@ def all_doc_ids(conn: sqlite3.Connection) -> list[str]:
 def doc_ids_of_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, str]:
     """{chunk_id: doc_id} for live chunk ids."""
     out: dict[int, str] = {}
-    for part in _parts([int(c) for c in chunk_ids]):
+    for part in in_parts([int(c) for c in chunk_ids]):
         q = f"SELECT chunk_id, doc_id FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})"
         out.update(conn.execute(q, part).fetchall())
     return out
@@ -201,7 +201,7 @@ def lexical_rows_of(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> list[
     """(chunk id, BM25 tokens joined by spaces) of the live chunks among `chunk_ids`, in id
     order."""
     out: list[tuple[int, str]] = []
-    for part in _parts([int(c) for c in chunk_ids]):
+    for part in in_parts([int(c) for c in chunk_ids]):
         q = f"SELECT chunk_id, lex FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})"
         out.extend(conn.execute(q, part))
     return sorted(out)
@@ -222,22 +222,6 @@ def live_chunk_ids(conn: sqlite3.Connection) -> list[int]:
 # -- metadata: field types, values, filters --------------------------------------------------
 JSON_TYPES = {"integer": "int", "real": "float", "text": "str", "true": "bool", "false": "bool"}
 SQL_OPERATORS = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-
-
-def field_types(conn: sqlite3.Connection) -> dict[str, str]:
-    """{field: "str"|"int"|"float"|"bool"|"mixed"} over every document's metadata."""
-    seen: dict[str, set[str]] = {}
-    q = ("SELECT j.key, j.type FROM documents d, json_each(d.metadata) j "
-         "GROUP BY j.key, j.type")
-    for key, kind in conn.execute(q):
-        if kind in JSON_TYPES:
-            seen.setdefault(key, set()).add(JSON_TYPES[kind])
-    out = {}
-    for key, kinds in sorted(seen.items()):
-        if kinds == {"int", "float"}:
-            kinds = {"float"}
-        out[key] = kinds.pop() if len(kinds) == 1 else "mixed"
-    return out
 
 
 # A metadata key is matched by value against `json_each`'s decoded key, never spelt into a JSON
@@ -277,7 +261,7 @@ def visible_ids(conn: sqlite3.Connection, doc_ids: Sequence[str],
     """The ids among `doc_ids` of documents that exist for `readers`."""
     seen, params = access_clause(readers)
     out: set[str] = set()
-    for part in _parts(doc_ids):
+    for part in in_parts(doc_ids):
         q = (f"SELECT d.doc_id FROM documents d WHERE d.doc_id IN ({','.join('?' * len(part))})"
              f" AND {seen}")
         out.update(r[0] for r in conn.execute(q, [*part, *params]))
@@ -313,7 +297,7 @@ def matching_chunks(conn: sqlite3.Connection, conditions: Sequence[tuple[str, st
     return [r[0] for r in rows], len({r[1] for r in rows})
 
 
-def _parts(items: Sequence, size: int = 900):
+def in_parts(items: Sequence, size: int = 900):
     items = list(items)
     for i in range(0, len(items), size):
         yield items[i : i + size]

@@ -20,7 +20,7 @@ from ..index import SemanticIndex
 from ..index_encoder import check_open_args
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_positive_int
-from . import db, store
+from . import db, field_kinds, store
 from .changes import WorkingCopy
 from .columns import Columns
 from .lexical_delta import next_lexical
@@ -158,7 +158,9 @@ class FolderIndex(FolderWrites, SemanticIndex):
         return self._version.columns
 
     def field_types(self) -> dict[str, str]:
-        return db.field_types(self.conn) if self._work else dict(self.manifest["metadata_fields"])
+        if self._work:
+            return field_kinds.kinds_of(self._work.counts)
+        return dict(self.manifest["metadata_fields"])
 
     def _field_values(self, name: str, limit: int, readers: frozenset[str] | None
                       ) -> list[Any] | None:

@@ -20,7 +20,7 @@ from ..errors import ConcurrentWriteError
 from ..presets import Spec, add_rows, create
 from ..stored import ChunkRow
 from ..vector_rows import VectorRows, as_rows
-from . import db, store
+from . import db, field_kinds, store
 from .columns import Columns
 from .index import FolderIndex
 
@@ -68,7 +68,7 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         SegmentedLexical.from_rows(db.iter_lexical_rows(conn), bm25).save(staging.file("bm25"))
         fields = {**fields, "preset": spec.preset, "faiss_spec": spec.factory,
                   "knobs": spec.knobs, "bm25": bm25.to_dict(), "counts": db.counts(conn),
-                  "metadata_fields": db.field_types(conn)}
+                  **_field_kinds(conn)}
         Columns.build(conn, fields["metadata_fields"]).save(staging.file("fields"))
         conn.close()
         stages["write_s"] = time.perf_counter() - clock
@@ -86,3 +86,10 @@ def publish_folder(out: Path, base: str | None, docs: Sequence[Document],
         raise
     # what was just written, read back as any reader reads it (checksums were just made)
     return FolderIndex.open_folder(out, encoder=encoder, verify=False)
+
+
+def _field_kinds(conn) -> dict:
+    """The manifest's field kinds and the counts a writer keeps them by (one scan)."""
+    counts = field_kinds.kind_counts(conn)
+    return {"metadata_fields": field_kinds.kinds_of(counts),
+            "metadata_kind_counts": field_kinds.counts_to_json(counts)}

@@ -10,7 +10,7 @@ from ..disk_full import writes_index
 from ..documents import Document
 from ..errors import ConcurrentWriteError
 from ..validation import check_doc_ids
-from . import db, store
+from . import db, field_kinds, store
 from .changes import WorkingCopy
 from .columns import Columns
 from .columns_delta import extend
@@ -37,7 +37,8 @@ class FolderWrites:
         if self._work is None:
             self._work = WorkingCopy(self.location, self._version.conn,
                                      self._version.vectors.for_writer(),
-                                     self.spec, self.manifest["dim"], self.field_types())
+                                     self.spec, self.manifest["dim"], self.field_types(),
+                                     field_kinds.counts_from_json(self.manifest.get("metadata_kind_counts")))
             self._values.clear()  # values kept from the published version no longer hold
         self._changed()
         return self._work
@@ -120,7 +121,8 @@ class FolderWrites:
         work = self._work
         lexical = self.lexical
         fields = {**self.manifest, "counts": db.counts(work.conn),
-                  "metadata_fields": db.field_types(work.conn)}
+                  "metadata_fields": field_kinds.kinds_of(work.counts),
+                  "metadata_kind_counts": field_kinds.counts_to_json(work.counts)}
         self._search = None  # it holds the connection `stage` closes
         columns = self._next_columns(work, fields["metadata_fields"])
         work.stage(lexical, columns, bm25_folder(self._version))
