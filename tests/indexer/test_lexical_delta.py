@@ -12,17 +12,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+from delta_oracle import fresh_build, ranked, write_new
 
 from common import file_checksum
 from common.bm25_segments import SEGMENTS, SegmentedLexical
 from common.lexical import LexicalIndex
-from indexer import SemanticIndex, build_index
+from indexer import SemanticIndex
 from indexer.folder import db
 from indexer.folder.store.version import size_of
 
 ZH = ["猫在沙发上睡觉", "狗在院子里叫", "股票周一下跌", "明天会下雨", "我们赢得了决赛"]
 QUERIES = ["cats sofa", "dogs bark postman", "story sentence", "猫 沙发", "股票 下跌", "rain"]
-FILTERS = [None, {"group": "a"}, {"topic": {"in": [1, 3]}}]
 
 
 def new_doc(rng: random.Random, n: int) -> dict:
@@ -36,20 +36,12 @@ def new_doc(rng: random.Random, n: int) -> dict:
 
 
 def lexical(index, queries: list[str]) -> list:
-    out = []
-    for query in queries:
-        for flt in FILTERS:
-            hits = index.search(query, k=200, mode="lexical", per_chunk=True, filter=flt)
-            out.append([(h.doc_id, h.start, h.end, h.score) for h in hits])
-            out.append([h.doc_id for h in index.search(query, k=3, mode="lexical", filter=flt)])
-    return out
+    return ranked(index, queries, "lexical", 200, 3)
 
 
 def assert_as_fresh(index, tmp_path: Path, tiny_encoder, queries: list[str]) -> None:
-    docs = [{"id": d.id, "title": d.title, "text": d.text, "metadata": d.metadata}
-            for d in index.all_documents()]
     out = tmp_path / f"fresh{random.random()}"
-    fresh = build_index(docs, out, model=tiny_encoder, preset="flat")
+    fresh = fresh_build(index, out, tiny_encoder, "flat")
     mine, want = lexical(index, queries), lexical(fresh, queries)
     assert len(mine) == len(want)
     for a, b in zip(mine, want, strict=True):
@@ -93,14 +85,7 @@ def test_searches_equal_a_fresh_build_through_adds_deletes_and_merges(
                 continue
             fresh = [new_doc(rng, made + j) for j in range(rng.randint(1, 3))]
             made += len(fresh)
-            if op == "upsert":  # some replace existing documents (old chunks deleted)
-                for d in fresh[:rng.randint(0, len(fresh))]:
-                    d["id"] = rng.choice(ids)
-                fresh = list({d["id"]: d for d in fresh}.values())
-                index.upsert(fresh)
-            else:
-                index.add(fresh)
-            ids += [d["id"] for d in fresh if d["id"] not in ids]
+            ids = write_new(index, rng, op, ids, fresh)
         queries = [*QUERIES, f"uniq{made - 1}", f"uniq{made - 1} cats", *gone_words[-2:]]
         if step % 3 == 0:  # a writer's unsaved copy searches the same way
             assert_as_fresh(index, tmp_path, tiny_encoder, queries)

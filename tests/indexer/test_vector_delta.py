@@ -12,14 +12,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from delta_oracle import fresh_build, ranked, write_new
 
 import indexer.folder.allowed as allowed
 import indexer.folder.store as store_pkg
 import indexer.folder.store.vectors as vector_files
-from indexer import SemanticIndex, build_index
+from indexer import SemanticIndex
 
 QUERIES = ["cats sofa", "dogs bark postman", "story sentence", "stocks rally", "rain"]
-FILTERS = [None, {"group": "a"}, {"topic": {"in": [1, 3]}}]
 TEXTS = ["cats purr", "dogs bark at night", "stocks rally", "rain tomorrow", "a final won"]
 
 
@@ -31,15 +31,7 @@ def new_doc(rng: random.Random, n: int) -> dict:
 
 
 def dense(index, queries: list[str]) -> list:
-    """Per query and filter: every chunk ranked, and the top documents."""
-    out = []
-    for query in queries:
-        for flt in FILTERS:
-            hits = index.search(query, k=1000, mode="dense", per_chunk=True, filter=flt)
-            out.append([(h.doc_id, h.start, h.end, h.score) for h in hits])
-            out.append([(h.doc_id, h.score) for h in index.search(query, k=10, mode="dense",
-                                                                    filter=flt)])
-    return out
+    return ranked(index, queries, "dense", 1000, 10, top=lambda h: (h.doc_id, h.score))
 
 
 def same(mine: list, want: list) -> None:
@@ -55,18 +47,16 @@ def recall(mine: list, want: list) -> float:
     return found / max(1, sum(len(b) for b in want))
 
 
-def fresh_build(index, tmp_path: Path, tiny_encoder, preset: str):
-    docs = [{"id": d.id, "title": d.title, "text": d.text, "metadata": d.metadata}
-            for d in index.all_documents()]
+def fresh(index, tmp_path: Path, tiny_encoder, preset: str):
     out = tmp_path / f"fresh-{preset}-{random.random()}"
-    return build_index(docs, out, model=tiny_encoder, preset=preset), out
+    return fresh_build(index, out, tiny_encoder, preset), out
 
 
 def assert_as_exact(index, tmp_path: Path, tiny_encoder, preset: str, queries: list[str],
                     monkeypatch) -> None:
     """Dense search equals a fresh flat build's (hnsw: recall 1.0, or the fresh hnsw build's),
     both through exact scoring of the allowed chunks and through the index's own selector."""
-    exact, out = fresh_build(index, tmp_path, tiny_encoder, "flat")
+    exact, out = fresh(index, tmp_path, tiny_encoder, "flat")
     for brute in (allowed.BRUTE_MAX, 0):  # 0: filters never take the exact path
         with monkeypatch.context() as m:
             m.setattr(allowed, "BRUTE_MAX", brute)
@@ -76,7 +66,7 @@ def assert_as_exact(index, tmp_path: Path, tiny_encoder, preset: str, queries: l
             else:
                 got = recall(mine, want)
                 if got < 1.0:
-                    approx, other = fresh_build(index, tmp_path, tiny_encoder, preset)
+                    approx, other = fresh(index, tmp_path, tiny_encoder, preset)
                     assert got >= recall(dense(approx, queries), want)
                     shutil.rmtree(other)
     shutil.rmtree(out)
@@ -113,14 +103,7 @@ def test_dense_search_equals_exact_through_adds_deletes_saves_and_merges(
             else:
                 fresh = [new_doc(rng, made + j) for j in range(rng.randint(1, 2))]
                 made += len(fresh)
-                if op == "upsert":  # some replace existing documents (old chunks deleted)
-                    for d in fresh[:rng.randint(0, len(fresh))]:
-                        d["id"] = rng.choice(ids)
-                    fresh = list({d["id"]: d for d in fresh}.values())
-                    index.upsert(fresh)
-                else:
-                    index.add(fresh)
-                ids += [d["id"] for d in fresh if d["id"] not in ids]
+                ids = write_new(index, rng, op, ids, fresh)
         queries = [*QUERIES, f"uniq{made - 1}"]
         if step % 3 == 0:  # a writer's unsaved copy searches the same way
             assert_as_exact(index, tmp_path, tiny_encoder, preset, queries, monkeypatch)
@@ -172,7 +155,7 @@ def test_an_index_without_a_delta_opens_searches_and_takes_writes(request, tmp_p
     folder = request.getfixturevalue(fixture)
     assert set(files(folder)) == {"faiss", "sqlite", "bm25", "fields"}
     index = SemanticIndex.open(folder, encoder=tiny_encoder)
-    exact, _ = fresh_build(index, tmp_path, tiny_encoder, "flat")
+    exact, _ = fresh(index, tmp_path, tiny_encoder, "flat")
     assert [h.doc_id for h in index.search("cats sofa", k=5)] == \
         [h.doc_id for h in exact.search("cats sofa", k=5)]
     index.add([new_doc(random.Random(0), 7)])
@@ -180,7 +163,7 @@ def test_an_index_without_a_delta_opens_searches_and_takes_writes(request, tmp_p
     index.save()
     assert "faiss_delta" in files(folder)
     again = SemanticIndex.open(folder, encoder=tiny_encoder)
-    exact, _ = fresh_build(again, tmp_path, tiny_encoder, "flat")
+    exact, _ = fresh(again, tmp_path, tiny_encoder, "flat")
     for query in QUERIES:
         assert [h.doc_id for h in again.search(query, k=10)] == \
             [h.doc_id for h in exact.search(query, k=10)]
