@@ -170,3 +170,13 @@ def test_an_index_without_a_delta_opens_searches_and_takes_writes(request, tmp_p
     assert again.compact() >= 0
     again.save()
     assert "faiss_delta" not in files(folder) and again.stats().tombstones == 0
+
+
+def test_the_mapped_base_is_never_written_through_the_segments(flat_index):
+    """The segments pass reads through to the base, never a FAISS write: faiss aborts the whole
+    process on a write to a mapped index, where an AttributeError names the way."""
+    segments = SemanticIndex.open(flat_index)._version.vectors
+    assert segments.metric_type == segments.base.metric_type  # a read passes through
+    for write in ("add", "remove_ids", "reset", "merge_from"):
+        with pytest.raises(AttributeError, match="writes go to the delta"):
+            getattr(segments, write)

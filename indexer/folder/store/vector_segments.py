@@ -24,6 +24,11 @@ MERGE_SHARE = 0.08  # a delta (added + hidden) past this share of the base is me
 DELTA_FILE = "vectors_delta.npz"
 
 
+# FAISS methods that change an index in place: never passed through to the mapped base
+_WRITES = frozenset({"add", "add_c", "add_core", "add_preassigned", "remove_ids", "reset",
+                     "merge_from", "update_vectors", "replace_invlists", "make_direct_map"})
+
+
 class VectorSegments:
     """What callers need of a version's vectors: `ntotal`, `d`, `search`, `reconstruct`,
     `reconstruct_batch`, `add_with_ids` / `is_trained` / `train` (a writer's), `remove`."""
@@ -50,9 +55,13 @@ class VectorSegments:
         return segments
 
     def __getattr__(self, name: str):
-        """What else the base has (a disk IVF index's `nlist`, say)."""
-        if name in ("base", "delta", "hidden", "base_path", "_ids"):
-            raise AttributeError(name)
+        """What else the base has to read (a disk IVF index's `nlist`, say). Never a FAISS
+        method that changes it: the base is mapped, and faiss aborts the process on a write to
+        it; writes go through this class's own `add_with_ids`, `remove`, `merge`."""
+        if name in ("base", "delta", "hidden", "base_path", "_ids") or name in _WRITES:
+            raise AttributeError(f"{type(self).__name__} has no {name!r}" + (
+                ": writes go to the delta (add_with_ids, remove, merge)" if name in _WRITES
+                else ""))
         return getattr(self.base, name)
 
     @property
