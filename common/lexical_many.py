@@ -4,6 +4,7 @@ the other waits. Texts go to worker processes in batches, answers come back in o
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -35,9 +36,15 @@ def lexical_texts(texts: Sequence[str], progress: Callable[[int, int], None] | N
     # fork: a worker needs nothing of the caller but this module. (forkserver and spawn import
     # the caller's main script again in every worker: an unguarded script runs its build
     # there.) The caller's other threads (ONNX, OpenMP) do not follow into the fork, and the
-    # worker calls into none of their libraries.
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for joined in pool.imap(_joined, batches):
-            out.extend(joined)
-            report(len(out), len(texts))
+    # worker calls into none of their libraries. The caller's objects are frozen first: a
+    # worker's garbage collector would otherwise write to every one of them (their gc headers)
+    # and so copy the whole heap, page by page (at 1M chunks: GBs per worker).
+    gc.freeze()
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for joined in pool.imap(_joined, batches):
+                out.extend(joined)
+                report(len(out), len(texts))
+    finally:
+        gc.unfreeze()
     return out

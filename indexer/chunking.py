@@ -37,7 +37,7 @@ class ChunkingConfig:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     doc_id: str
     chunk_no: int

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from common.npy import load_npy
+from common.npy import load_npy, read_rows
 
 from .errors import CorpusError
 
@@ -65,7 +65,7 @@ def check_vectors(vectors, n_docs: int, dim: int, model: str, *, skipped: int = 
         raise CorpusError(f"vectors have {vectors.shape[0]:,} rows but the corpus has "
                           f"{n_docs:,} documents: row i must be the vector of document i")
     for first in range(0, n_docs, ROWS_PER_CHECK):
-        part = np.asarray(vectors[first:first + ROWS_PER_CHECK], dtype=np.float32)
+        part = read_rows(vectors, first, first + ROWS_PER_CHECK)
         bad = ~np.isfinite(part).all(axis=1)
         if bad.any():
             raise CorpusError(f"vectors row {first + int(np.argmax(bad))} holds NaN or infinity")
@@ -81,6 +81,6 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     array, the input (possibly a mapped file) only read."""
     out = np.empty(vectors.shape, dtype=np.float32)
     for first in range(0, len(vectors), ROWS_PER_CHECK):
-        part = np.asarray(vectors[first:first + ROWS_PER_CHECK], dtype=np.float32)
+        part = read_rows(vectors, first, first + ROWS_PER_CHECK)
         out[first:first + len(part)] = part / np.linalg.norm(part, axis=1, keepdims=True)
     return out

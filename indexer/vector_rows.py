@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from common.npy import load_npy
+from common.npy import load_npy, read_rows, release_pages
 
 BATCH = 65_536  # rows added to an index at a time (96 MB of 384-d float32)
 
@@ -44,7 +44,7 @@ class VectorRows:
         for part, first in zip(self._parts, self._starts[:-1], strict=True):
             lo, hi = max(start - first, 0), min(stop - first, len(part))
             if lo < hi:
-                out.append(np.asarray(part[lo:hi], dtype=np.float32))
+                out.append(read_rows(part, lo, hi))  # a mapped file's pages given back
         block = np.concatenate(out) if out else np.empty((0, self.dim), np.float32)
         if self._normalize and len(block):
             block = block / np.linalg.norm(block, axis=1, keepdims=True)
@@ -64,6 +64,7 @@ class VectorRows:
             inside = rows[(rows >= first) & (rows < first + len(part))] - first
             if len(inside):
                 out.append(np.asarray(part[inside], dtype=np.float32))
+                release_pages(part)
         block = np.concatenate(out)
         if self._normalize:
             block = block / np.linalg.norm(block, axis=1, keepdims=True)

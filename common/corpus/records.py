@@ -12,7 +12,7 @@ class CorpusError(ValueError):
     their own subclass through `CorpusOptions.error` (the indexer's is an `IndexerError`)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Document:
     id: str
     text: str
