@@ -29,9 +29,10 @@ from ..index_encoder import check_open_args
 from ..manifest import now
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_field_kinds
+from . import columns as filter_columns
 from .address import MilvusAddress, parse_address
 from .connect import connect, write_lock
-from .expr import access_expr, both
+from .expr import access_expr, both, to_expr
 from .manifest import read_manifest, with_metadata, write_manifest
 from .rows import DOCUMENT_FIELDS, chunk_rows, document_rows, documents_of, token_encoding
 from .search import MilvusSearcher
@@ -118,7 +119,7 @@ class MilvusIndex(SemanticIndex):
             self._search = MilvusSearcher(
                 self.client, self.address.collection, self.spec, self._encode_queries,
                 self.field_types, Bm25Params.of(self.manifest).k1,
-                token_encoding(self.manifest))
+                token_encoding(self.manifest), lambda: filter_columns.of(self.manifest))
         return self._search
 
     def field_types(self) -> dict[str, str]:
@@ -175,10 +176,14 @@ class MilvusIndex(SemanticIndex):
             else:
                 self._refuse_taken(ids)  # again, under the lock: another writer may have added
             manifest = with_metadata(manifest, [d.metadata for d in docs])
+            columns = filter_columns.of(manifest)  # a column some value misses is no more used
+            manifest["filter_columns"] = filter_columns.drop(columns, filter_columns.partial(
+                columns, [d.metadata for d in docs]))
             write_manifest(self.client, self.address.collection, manifest)  # types first
             self._manifest = manifest
             self._insert(self.address.collection,
-                         chunk_rows(docs, chunks, vectors, token_encoding(manifest)))
+                         chunk_rows(docs, chunks, vectors, token_encoding(manifest),
+                                    columns=columns))
             self._insert(self._docs, document_rows(docs))  # last: the document is whole
         return len(chunks)
 

@@ -29,7 +29,8 @@ def new_manifest(encoder: dict, dim: int, spec, chunking: dict, bm25: dict, sour
             "bm25": bm25, "source": source, "rows": rows, "duplicates": duplicates,
             "skipped": skipped[:SKIPPED_KEPT], "skipped_count": len(skipped),
             "notes": notes or [],
-            "counts": {}, "metadata_kinds": {}, "metadata_fields": {}, "files": {},
+            "counts": {}, "metadata_kinds": {}, "metadata_fields": {}, "filter_columns": {},
+            "files": {},
             "token_encoding": TOKEN_ENCODING}
 
 
