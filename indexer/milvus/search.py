@@ -90,10 +90,30 @@ class MilvusSearcher:
 
     def _run(self, data, field: str, limit: int, per_chunk: bool, expr: str, params: dict,
              rows: dict[int, dict], fields: list[str]) -> list[Ranked]:
+        """The top `limit` hits of each query, one per document unless `per_chunk`: a plain
+        search whose chunks are kept at their document's first (best) hit, which is the start
+        of what `group_by_field` returns; a query whose documents that leaves short of `limit`
+        while there may be more is asked again grouped (milvus-lite's grouping costs several
+        plain searches: 55 ms against 14 at depth 100 on 10,000 chunks)."""
+        found = self._search(data, field, limit, expr, params, rows, fields, group=False)
+        if per_chunk:
+            return found
+        out = [_first_of_each(ranked, rows) for ranked in found]
+        short = [i for i, (ranked, raw) in enumerate(zip(out, found, strict=True))
+                 if len(ranked) < limit and len(raw) == limit]
+        if short:
+            again = self._search([data[i] for i in short], field, limit, expr, params, rows,
+                                 fields, group=True)
+            for i, ranked in zip(short, again, strict=True):
+                out[i] = ranked
+        return out
+
+    def _search(self, data, field: str, limit: int, expr: str, params: dict,
+                rows: dict[int, dict], fields: list[str], *, group: bool) -> list[Ranked]:
         found = self.client.search(
             self.collection, data=data, anns_field=field, limit=limit, filter=expr,
             output_fields=fields, search_params=params,
-            **({} if per_chunk else {"group_by_field": "doc_id"}))
+            **({"group_by_field": "doc_id"} if group else {}))
         out = []
         for hits in found:
             ranked = []
@@ -152,6 +172,18 @@ class MilvusSearcher:
         fused = fuse([[(key(c), s) for c, s in dense], [(key(c), s) for c, s in lexical]],
                      **fusion_args)
         return [(best[k], score) for k, score in fused[:want]]
+
+
+def _first_of_each(ranked: Ranked, rows: dict[int, dict]) -> Ranked:
+    """`ranked` with each document's first chunk only."""
+    seen: set[str] = set()
+    out = []
+    for cid, score in ranked:
+        doc = rows[cid]["doc_id"]
+        if doc not in seen:
+            seen.add(doc)
+            out.append((cid, score))
+    return out
 
 
 def _hit(row: dict, cid: int, score: float, rank: int) -> Hit:
