@@ -129,8 +129,15 @@ class MilvusIndex(SemanticIndex):
 
     def _field_values(self, name: str, limit: int, readers: frozenset[str] | None
                       ) -> list[Any] | None:
-        """Read by scanning the first chunk of every document (those `readers` may see), and
-        kept while the index's counts stay the same (a page rerun does not scan again)."""
+        """Each value the manifest keeps for `name` (`metadata_values`) asked of its typed
+        column (`columns.py`) whether a document `readers` may see holds it: one indexed query
+        a value, never a read of every document. An index without them (built before they
+        were kept, a field past `VALUES_KEPT` values or with no column) is read by scanning
+        the first chunk of every document, kept while the index's counts stay the same (a page
+        rerun does not scan again)."""
+        probed = self._probe_values(name, limit, readers)
+        if probed is not False:
+            return probed
         counts = tuple(self.counts().values())
         key = (name, limit, readers)
         kept = self._values.get(key)
@@ -139,6 +146,31 @@ class MilvusIndex(SemanticIndex):
                 self._values.clear()
             kept = self._values[key] = (counts, self._scan_values(name, limit, readers))
         return list(kept[1]) if kept[1] is not None else None
+
+    def _probe_values(self, name: str, limit: int, readers: frozenset[str] | None
+                      ) -> list[Any] | None | bool:
+        """`_field_values` by the typed column; False where it cannot answer so."""
+        candidates = (self.manifest.get("metadata_values") or {}).get(name)
+        column = filter_columns.usable(filter_columns.of(self.manifest),
+                                       self.manifest["metadata_fields"]).get(name)
+        if candidates is None or column is None:
+            return False
+        tests = []
+        for _, value in candidates:
+            typed = filter_columns.column_values(column[1], "eq", [value])
+            if typed is None:
+                return False
+            tests.append((value, to_expr([(name, "eq", typed)], columns={name: column})))
+        values: set = set()
+        for value, test in tests:
+            if value in values:  # 1 and 1.0 in a float field: one value
+                continue
+            if self.client.query(self.address.collection, filter=both(test, access_expr(readers)),
+                                 output_fields=["chunk_id"], limit=1):
+                values.add(value)
+                if len(values) > limit:
+                    return None
+        return sorted(values, key=lambda v: (isinstance(v, str), v))  # numbers, then text
 
     def _scan_values(self, name: str, limit: int, readers: frozenset[str] | None = None
                      ) -> list[Any] | None:
