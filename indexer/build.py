@@ -142,7 +142,7 @@ def build_index(
 
         key = raybuild.shards_key(encoder_key(enc), docs, chunking, raybuild.DOCS_PER_SHARD)
         work = shards_folder(work_root, f"ray-{key}")
-        staging = target.ray_staging(enc.dim, bm25.to_dict(), ray_address, work.path)
+        staging = target.ray_staging(enc.dim, bm25.to_dict(), ray_address, work.path, docs)
 
         def encode():
             return raybuild.encode_on_ray(enc, docs, chunking, batch_size, work.path, workers,

@@ -56,9 +56,10 @@ class BuildTarget(ABC):
         self.work = work  # where the build keeps its resumable shards until it publishes
         self.new = not work.exists()  # made by this build: a failed one leaves no trace of it
 
-    def ray_staging(self, dim: int, bm25: dict, ray_address: str | None, shards: Path):
-        """Where Ray's workers write their chunk rows as they encode (None: the driver publishes
-        everything at the end)."""
+    def ray_staging(self, dim: int, bm25: dict, ray_address: str | None, shards: Path,
+                    docs: Sequence = ()):
+        """Where Ray's workers write their chunk rows of `docs` as they encode (None: the
+        driver publishes everything at the end)."""
         return None
 
     @abstractmethod

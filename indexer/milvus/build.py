@@ -23,7 +23,9 @@ from common.lexical_many import lexical_texts
 from ..build_progress import BuildProgress
 from ..errors import IndexerError
 from ..index_encoder import encoder_fields
+from . import columns as filter_columns
 from .address import MilvusAddress
+from .columns import Columns
 from .connect import connect, write_lock
 from .index import MilvusIndex
 from .manifest import new_manifest, with_metadata, write_manifest
@@ -52,11 +54,13 @@ class Staging:
     """A build's staging pair, opened before encoding: its chunk collection bare (indexed at
     publish, when the chunk count picks the index type). `sink`: where Ray's workers write the
     chunk rows as they encode (`indexer.milvus.sink`); None: the driver writes them at publish.
-    `record` counts the rows each writing process wrote, for the manifest."""
+    `record` counts the rows each writing process wrote, for the manifest. `columns`: the
+    typed metadata columns it was created with (`columns.py`)."""
 
     address: MilvusAddress
     client: Any
     name: str
+    columns: Columns = field(default_factory=dict)
     sink: ChunkSink | None = None
     writers: str = "the driver"
     rows_by_pid: dict[int, int] = field(default_factory=dict)
@@ -88,22 +92,33 @@ class Staging:
                 self.client.drop_collection(name)
 
 
-def open_staging(address: MilvusAddress, dim: int, bm25: dict) -> Staging:
+def build_columns(docs) -> Columns:
+    """The typed metadata columns of a build of `docs` (`columns.py`): one per field of one
+    kind among them whose every value a column holds."""
+    metadatas = [d.metadata for d in docs]
+    planned = filter_columns.plan(with_metadata({}, metadatas)["metadata_fields"])
+    return filter_columns.drop(planned, filter_columns.partial(planned, metadatas))
+
+
+def open_staging(address: MilvusAddress, dim: int, bm25: dict,
+                 columns: Columns | None = None) -> Staging:
     """The staging pair of a build into `address`, created empty (what an earlier failed build
-    left is dropped)."""
-    staging = Staging(address, connect(address, create=True), address.collection + STAGING)
+    left is dropped), with the typed metadata `columns`."""
+    staging = Staging(address, connect(address, create=True), address.collection + STAGING,
+                      columns=dict(columns or {}))
     with write_lock(address):
         staging.drop()
-        create_collections(staging.client, staging.name, dim, None, bm25, {})
+        create_collections(staging.client, staging.name, dim, None, bm25, {}, staging.columns)
     return staging
 
 
 def ray_staging(address: MilvusAddress, dim: int, bm25: dict, ray_address: str | None,
-                work: Path) -> Staging:
-    """The staging pair of a build on Ray, with the sink its workers write through (where they
-    can reach it: `worker_sink`)."""
-    staging = open_staging(address, dim, bm25)
-    staging.sink, staging.writers = worker_sink(address, staging.name, ray_address, work)
+                work: Path, docs=()) -> Staging:
+    """The staging pair of a build of `docs` on Ray, with the sink its workers write through
+    (where they can reach it: `worker_sink`)."""
+    staging = open_staging(address, dim, bm25, build_columns(docs))
+    staging.sink, staging.writers = worker_sink(address, staging.name, ray_address, work,
+                                                staging.columns)
     return staging
 
 
@@ -119,8 +134,9 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
                             bm25.to_dict(), source, report.rows, report.duplicates,
                             [s.to_dict() for s in report.skipped], report.kept_notes())
     manifest = with_metadata(manifest, [d.metadata for d in docs])
-    staging = staging or open_staging(address, enc.dim, bm25.to_dict())
+    staging = staging or open_staging(address, enc.dim, bm25.to_dict(), build_columns(docs))
     client, name = staging.client, staging.name
+    manifest["filter_columns"] = staging.columns
     names = (name, documents_collection(name))
     clock = time.perf_counter()
     with write_lock(address):
@@ -134,7 +150,7 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
                     say(BuildProgress("index", at, len(chunks)))
                     end = at + ROWS_A_REQUEST
                     client.insert(name, chunk_rows(by_id, chunks[at:end], vectors[at:end],
-                                                   encoding, lex[at:end]))
+                                                   encoding, lex[at:end], staging.columns))
                 del lex
                 staging.record(os.getpid(), len(chunks), time.perf_counter() - clock)
             for at in range(0, len(docs), ROWS_A_REQUEST):
@@ -143,7 +159,7 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
             say(BuildProgress("save", 0, 1))
             for each in names:
                 client.flush(each)
-            index_chunks(client, name, kind, bm25.to_dict())
+            index_chunks(client, name, kind, bm25.to_dict(), staging.columns)
             _check_count(client, name, len(chunks), staging.writers)
             stages = {**build["stages"], "insert_s": time.perf_counter() - clock}
             if staging.sink is not None:

@@ -14,7 +14,9 @@ from common.lexical import Bm25Params
 
 from ..errors import MigrationError
 from ..stored import StoredBatch
+from . import columns as filter_columns
 from .address import MilvusAddress
+from .columns import Columns
 from .connect import connect, write_lock
 from .index import MilvusIndex
 from .manifest import new_manifest, with_metadata, write_manifest
@@ -29,10 +31,11 @@ MARK = "bertscope.migration"  # the staging collection's property: which source 
 def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_docs: int,
                      preset: str | None, progress: Callable[[int, int], None], identity: str,
                      verify) -> tuple[MilvusIndex, int, int]:
-    _check_fits(source, ids, address)
+    m = source.manifest
+    columns = filter_columns.plan(m.get("metadata_fields") or {})
+    columns = filter_columns.drop(columns, _check_fits(source, ids, address, columns))
     client = connect(address, create=True)
     staging = address.collection + STAGING
-    m = source.manifest
     kind = index_type(preset or (m["preset"] if m["preset"] in INDEX_TYPES else "auto"), len(ids))
     bm25 = Bm25Params.of(m).to_dict()
     with write_lock(address):
@@ -43,7 +46,7 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
             for name in (staging, target.docs):
                 if client.has_collection(name):
                     client.drop_collection(name)
-            create_collections(client, staging, m["dim"], kind, bm25, {MARK: identity})
+            create_collections(client, staging, m["dim"], kind, bm25, {MARK: identity}, columns)
         for name in (staging, target.docs):
             client.load_collection(name)
         done = set()
@@ -57,7 +60,7 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
         for at in range(0, len(todo), batch_docs):
             part = todo[at:at + batch_docs]
             b = source.stored(part)
-            client.upsert(staging, _chunk_rows(b))
+            client.upsert(staging, _chunk_rows(b, columns))
             client.upsert(target.docs, document_rows(b.docs))  # last: the documents are whole
             copied += len(part)
             progress(copied, len(ids))
@@ -72,6 +75,7 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
             manifest = with_metadata(manifest, [r["metadata"] or {} for r in rows
                                                 if r["part"] == 0])
         manifest.update(built_at=m["built_at"], counts={**target.counts(), "tombstones": 0},
+                        filter_columns=columns,
                         build={"engine": "migrate", "from": str(source.location)})
         write_manifest(client, staging, manifest)
         client.alter_collection_properties(staging, properties={MARK: ""})
@@ -79,12 +83,16 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
     return MilvusIndex.open_address(address), len(done), verified
 
 
-def _check_fits(source, ids: Sequence[str], address: MilvusAddress) -> None:
+def _check_fits(source, ids: Sequence[str], address: MilvusAddress, columns: Columns
+                ) -> set[str]:
     """Every document of `source` fits Milvus's fields (id, title, chunk texts and tokens within
     its VARCHAR limits, metadata integers within 64 bits): checked before anything is written,
-    so that a copy never fails half-way on a document it could never hold."""
+    so that a copy never fails half-way on a document it could never hold. Returns the fields
+    of `columns` some value of which their column cannot hold (`columns.partial`)."""
+    partial: set[str] = set()
     for at in range(0, len(ids), 1000):
         b = source.stored(ids[at:at + 1000], vectors=False)
+        partial |= filter_columns.partial(columns, [d.metadata for d in b.docs])
         spans: dict[str, list] = {}
         for doc_id, _, start, end, lex in b.chunks:
             spans.setdefault(doc_id, []).append((start, end, encode_tokens(lex)))
@@ -95,15 +103,18 @@ def _check_fits(source, ids: Sequence[str], address: MilvusAddress) -> None:
                                      f"{address} as it is, and nothing was written; shorten or "
                                      "delete that document in the source index, then migrate "
                                      "again")
+    return partial
 
 
-def _chunk_rows(b: StoredBatch) -> list[dict]:
+def _chunk_rows(b: StoredBatch, columns: Columns) -> list[dict]:
     docs = {d.id: d for d in b.docs}
     rows = []
     for (doc_id, no, start, end, lex), vector in zip(b.chunks, b.vectors, strict=True):
         doc = docs[doc_id]
+        metadata = chunk_metadata(doc.metadata, start)
         rows.append({"chunk_id": chunk_id(doc_id, no), "doc_id": doc_id, "chunk_no": no,
                      "char_start": start, "char_end": end, "title": doc.title,
                      "text": doc.text[start:end], "tokens": encode_tokens(lex),
-                     "vector": vector.tolist(), "metadata": chunk_metadata(doc.metadata, start)})
+                     "vector": vector.tolist(), "metadata": metadata,
+                     **filter_columns.row_values(metadata, columns)})
     return rows

@@ -11,6 +11,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+from .columns import column_values
+
 JSON_FIELD = "metadata"
 OPERATORS = {"eq": "==", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 # `\'` is left out on purpose: milvus-lite reads it, the server's (Go) unquoting refuses it inside
@@ -42,10 +44,12 @@ def literal(value: str | int | float | bool) -> str:
 
 
 def to_expr(conditions: Sequence[tuple[str, str, list]], types: Mapping[str, str] | None = None,
-            field: str = JSON_FIELD) -> str:
+            field: str = JSON_FIELD, columns: Mapping[str, tuple[str, str]] | None = None) -> str:
     """The Milvus expression that keeps the rows whose `field` JSON meets every condition; ""
     for none. `types` ({name: "bool"|...}, as `compile_filter` was given) turns the 1/0 that
-    `compile_filter` makes of a bool field's True/False back into `true`/`false`."""
+    `compile_filter` makes of a bool field's True/False back into `true`/`false`. A field of
+    `columns` ({name: (column, kind)}, `columns.usable`) is tested on its typed column where
+    the column can hold the values compared (`columns.column_values`), not in the JSON."""
     if not _IDENTIFIER.match(field):
         raise ValueError(f"JSON field name {field!r} is not an identifier")
     clauses = []
@@ -53,6 +57,13 @@ def to_expr(conditions: Sequence[tuple[str, str, list]], types: Mapping[str, str
         key = f"{field}[{quote(name)}]"
         if types is not None and types.get(name) == "bool":
             values = [bool(v) for v in values]
+        if columns and name in columns:
+            column, kind = columns[name]
+            if not _IDENTIFIER.match(column):
+                raise ValueError(f"column name {column!r} is not an identifier")
+            typed = column_values(kind, op, values)
+            if typed is not None:
+                key, values = column, typed
         if op == "in":
             if not values:
                 raise ValueError(f"'in' on {name!r} has no values")

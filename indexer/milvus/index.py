@@ -29,9 +29,10 @@ from ..index_encoder import check_open_args
 from ..manifest import now
 from ..stored import StoredBatch
 from ..validation import check_doc_ids, check_field_kinds
+from . import columns as filter_columns
 from .address import MilvusAddress, parse_address
 from .connect import connect, write_lock
-from .expr import access_expr, both
+from .expr import access_expr, both, to_expr
 from .manifest import read_manifest, with_metadata, write_manifest
 from .rows import DOCUMENT_FIELDS, chunk_rows, document_rows, documents_of, token_encoding
 from .search import MilvusSearcher
@@ -118,7 +119,7 @@ class MilvusIndex(SemanticIndex):
             self._search = MilvusSearcher(
                 self.client, self.address.collection, self.spec, self._encode_queries,
                 self.field_types, Bm25Params.of(self.manifest).k1,
-                token_encoding(self.manifest))
+                token_encoding(self.manifest), lambda: filter_columns.of(self.manifest))
         return self._search
 
     def field_types(self) -> dict[str, str]:
@@ -128,8 +129,15 @@ class MilvusIndex(SemanticIndex):
 
     def _field_values(self, name: str, limit: int, readers: frozenset[str] | None
                       ) -> list[Any] | None:
-        """Read by scanning the first chunk of every document (those `readers` may see), and
-        kept while the index's counts stay the same (a page rerun does not scan again)."""
+        """Each value the manifest keeps for `name` (`metadata_values`) asked of its typed
+        column (`columns.py`) whether a document `readers` may see holds it: one indexed query
+        a value, never a read of every document. An index without them (built before they
+        were kept, a field past `VALUES_KEPT` values or with no column) is read by scanning
+        the first chunk of every document, kept while the index's counts stay the same (a page
+        rerun does not scan again)."""
+        probed = self._probe_values(name, limit, readers)
+        if probed is not False:
+            return probed
         counts = tuple(self.counts().values())
         key = (name, limit, readers)
         kept = self._values.get(key)
@@ -138,6 +146,31 @@ class MilvusIndex(SemanticIndex):
                 self._values.clear()
             kept = self._values[key] = (counts, self._scan_values(name, limit, readers))
         return list(kept[1]) if kept[1] is not None else None
+
+    def _probe_values(self, name: str, limit: int, readers: frozenset[str] | None
+                      ) -> list[Any] | None | bool:
+        """`_field_values` by the typed column; False where it cannot answer so."""
+        candidates = (self.manifest.get("metadata_values") or {}).get(name)
+        column = filter_columns.usable(filter_columns.of(self.manifest),
+                                       self.manifest["metadata_fields"]).get(name)
+        if candidates is None or column is None:
+            return False
+        tests = []
+        for _, value in candidates:
+            typed = filter_columns.column_values(column[1], "eq", [value])
+            if typed is None:
+                return False
+            tests.append((value, to_expr([(name, "eq", typed)], columns={name: column})))
+        values: set = set()
+        for value, test in tests:
+            if value in values:  # 1 and 1.0 in a float field: one value
+                continue
+            if self.client.query(self.address.collection, filter=both(test, access_expr(readers)),
+                                 output_fields=["chunk_id"], limit=1):
+                values.add(value)
+                if len(values) > limit:
+                    return None
+        return sorted(values, key=lambda v: (isinstance(v, str), v))  # numbers, then text
 
     def _scan_values(self, name: str, limit: int, readers: frozenset[str] | None = None
                      ) -> list[Any] | None:
@@ -175,10 +208,14 @@ class MilvusIndex(SemanticIndex):
             else:
                 self._refuse_taken(ids)  # again, under the lock: another writer may have added
             manifest = with_metadata(manifest, [d.metadata for d in docs])
+            columns = filter_columns.of(manifest)  # a column some value misses is no more used
+            manifest["filter_columns"] = filter_columns.drop(columns, filter_columns.partial(
+                columns, [d.metadata for d in docs]))
             write_manifest(self.client, self.address.collection, manifest)  # types first
             self._manifest = manifest
             self._insert(self.address.collection,
-                         chunk_rows(docs, chunks, vectors, token_encoding(manifest)))
+                         chunk_rows(docs, chunks, vectors, token_encoding(manifest),
+                                    columns=columns))
             self._insert(self._docs, document_rows(docs))  # last: the document is whole
         return len(chunks)
 

@@ -123,10 +123,11 @@ class MilvusBuild(BuildTarget):
         self.address = address
         self.work.parent.mkdir(parents=True, exist_ok=True)
 
-    def ray_staging(self, dim: int, bm25: dict, ray_address: str | None, shards: Path):
+    def ray_staging(self, dim: int, bm25: dict, ray_address: str | None, shards: Path,
+                    docs: Sequence = ()):
         from .build import ray_staging
 
-        return ray_staging(self.address, dim, bm25, ray_address, shards)
+        return ray_staging(self.address, dim, bm25, ray_address, shards, docs)
 
     def publish(self, built: Built, progress) -> MilvusIndex:
         from .build import publish_milvus

@@ -16,6 +16,7 @@ PROPERTY = "bertscope.manifest"
 STORE = "milvus"
 SKIPPED_KEPT = 1000  # skipped rows listed (the count is always kept)
 JSON_KINDS = {bool: "bool", int: "int", float: "float", str: "str"}
+VALUES_KEPT = 64  # distinct values a field's `metadata_values` lists; past them: null
 
 
 def new_manifest(encoder: dict, dim: int, spec, chunking: dict, bm25: dict, source: str,
@@ -29,7 +30,8 @@ def new_manifest(encoder: dict, dim: int, spec, chunking: dict, bm25: dict, sour
             "bm25": bm25, "source": source, "rows": rows, "duplicates": duplicates,
             "skipped": skipped[:SKIPPED_KEPT], "skipped_count": len(skipped),
             "notes": notes or [],
-            "counts": {}, "metadata_kinds": {}, "metadata_fields": {}, "files": {},
+            "counts": {}, "metadata_kinds": {}, "metadata_fields": {}, "filter_columns": {},
+            "files": {},
             "token_encoding": TOKEN_ENCODING}
 
 
@@ -62,17 +64,34 @@ def write_manifest(client, collection: str, manifest: dict) -> None:
 
 def with_metadata(manifest: dict, metadatas: list[dict[str, Any]]) -> dict:
     """`manifest` with the JSON kinds of `metadatas`' values merged into its field types
-    (as the folder store types them: int and float together are float, others mixed)."""
+    (as the folder store types them: int and float together are float, others mixed), and
+    their values into `metadata_values`: each field's distinct values ever written, up to
+    `VALUES_KEPT` (null past them), that `field_values` asks the typed columns about one by
+    one instead of reading every document (an index written before keeps none)."""
     kinds = {k: set(v) for k, v in manifest.get("metadata_kinds", {}).items()}
+    fresh = not manifest.get("metadata_kinds")  # nothing written yet: every value is here
+    old = manifest.get("metadata_values")
+    values: dict[str, set | None] = {} if old is None and not fresh else {
+        k: (None if v is None else set(map(tuple, v))) for k, v in (old or {}).items()}
     for meta in metadatas:
         for key, value in meta.items():
             kind = JSON_KINDS.get(type(value))
             if kind:
+                if key not in kinds and (fresh or old is not None):
+                    values.setdefault(key, set())
                 kinds.setdefault(key, set()).add(kind)
+                kept = values.get(key)
+                if kept is not None:
+                    kept.add((kind, value))
+                    if len(kept) > VALUES_KEPT:
+                        values[key] = None
     fields = {}
     for key, seen in sorted(kinds.items()):
         if seen == {"int", "float"}:
             seen = {"float"}
         fields[key] = next(iter(seen)) if len(seen) == 1 else "mixed"
+    kept = {k: None if v is None else sorted([list(p) for p in v], key=str)
+            for k, v in sorted(values.items())}
     return {**manifest, "metadata_kinds": {k: sorted(v) for k, v in sorted(kinds.items())},
-            "metadata_fields": fields}
+            "metadata_fields": fields, **({"metadata_values": kept} if fresh or old is not None
+                                          else {})}

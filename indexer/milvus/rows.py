@@ -16,6 +16,7 @@ from common.metadata import value_problem
 
 from ..chunking import Chunk
 from ..documents import Document
+from .columns import Columns, row_values
 from .schema import ID_BYTES, PART_CHARS, PLACEHOLDER, TEXT_BYTES
 
 # Milvus's analyzer splits words at apostrophes, so a token such as "don't" is stored with its
@@ -84,16 +85,18 @@ def unfit(doc: Document, chunks: Sequence[tuple[int, int, str]]) -> str | None:
 
 def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequence[Chunk],
                vectors: np.ndarray, encoding: int = TOKEN_ENCODING,
-               lex: Sequence[str] | None = None) -> list[dict]:
+               lex: Sequence[str] | None = None, columns: Columns | None = None) -> list[dict]:
     """The rows of `chunks` (their documents among `docs`: a list, or {id: Document} for a
     build that makes its rows a batch at a time); tokens written in `encoding`. A chunk row's
     metadata is its document's without the layout, with the chunk's page and section
-    (`chunk_metadata`, as the folder store's hits have it): hits and filters read it as it is."""
+    (`chunk_metadata`, as the folder store's hits have it): hits read it as it is, and filters
+    too, but for the fields with typed `columns` (`columns.py`), filled from it."""
     by_id = docs if isinstance(docs, Mapping) else {d.id: d for d in docs}
     rows = []
     for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True)):
         doc = by_id[chunk.doc_id]
         text = doc.text[chunk.start:chunk.end]
+        metadata = chunk_metadata(doc.metadata, chunk.start)
         rows.append({"chunk_id": chunk_id(doc.id, chunk.chunk_no), "doc_id": doc.id,
                      "chunk_no": chunk.chunk_no, "char_start": chunk.start,
                      "char_end": chunk.end,
@@ -102,8 +105,8 @@ def chunk_rows(docs: Sequence[Document] | Mapping[str, Document], chunks: Sequen
                      "tokens": _fits(token_text(chunk.encoded, encoding) if lex is None
                                      else encode_tokens(lex[i], encoding), TEXT_BYTES,
                                      "chunk tokens", doc.id),
-                     "vector": vector.tolist(),
-                     "metadata": chunk_metadata(doc.metadata, chunk.start)})
+                     "vector": vector.tolist(), "metadata": metadata,
+                     **row_values(metadata, columns or {})})
     return rows
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..presets import Spec
+from . import columns as filter_columns
+from .columns import Columns
 
 ID_BYTES = 1024  # longest document id, in UTF-8 bytes
 TEXT_BYTES = 65535  # Milvus's VARCHAR limit
@@ -56,10 +58,11 @@ def documents_collection(name: str) -> str:
 
 
 def create_collections(client, name: str, dim: int, kind: IndexType | None, bm25: dict,
-                       properties: dict[str, str]) -> None:
-    """Create NAME and NAME_documents (both absent), indexed and loaded. With `kind` None, NAME
-    is created bare (no index, not loaded) for writers to fill first: `index_chunks` then
-    indexes and loads it (a build into Milvus whose index type waits on its chunk count)."""
+                       properties: dict[str, str], columns: Columns | None = None) -> None:
+    """Create NAME and NAME_documents (both absent), indexed and loaded, NAME with the typed
+    metadata `columns` (`columns.plan`). With `kind` None, NAME is created bare (no index, not
+    loaded) for writers to fill first: `index_chunks` then indexes and loads it (a build into
+    Milvus whose index type waits on its chunk count)."""
     from pymilvus import DataType, Function, FunctionType, MilvusClient
 
     s = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
@@ -77,13 +80,15 @@ def create_collections(client, name: str, dim: int, kind: IndexType | None, bm25
     s.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
     s.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
     s.add_field("metadata", DataType.JSON)
+    filter_columns.add_fields(s, columns or {})
     s.add_function(Function(name="bm25", function_type=FunctionType.BM25,
                             input_field_names=["tokens"], output_field_names=["sparse"]))
     if kind is None:
         client.create_collection(name, schema=s, consistency_level="Strong",
                                  properties=properties)
     else:
-        _create(client, name, s, _chunk_indexes(client, kind, bm25), properties=properties)
+        _create(client, name, s, _chunk_indexes(client, kind, bm25, columns),
+                properties=properties)
 
     d = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
     d.add_field("key", DataType.VARCHAR, is_primary=True, max_length=ID_BYTES + 16)
@@ -99,14 +104,16 @@ def create_collections(client, name: str, dim: int, kind: IndexType | None, bm25
     _create(client, documents_collection(name), d, dp)
 
 
-def index_chunks(client, name: str, kind: IndexType, bm25: dict) -> None:
+def index_chunks(client, name: str, kind: IndexType, bm25: dict,
+                 columns: Columns | None = None) -> None:
     """Index and load NAME, created bare by `create_collections(kind=None)` and filled."""
-    client.create_index(name, _chunk_indexes(client, kind, bm25), sync=False)
+    client.create_index(name, _chunk_indexes(client, kind, bm25, columns), sync=False)
     client.load_collection(name)
 
 
-def _chunk_indexes(client, kind: IndexType, bm25: dict):
+def _chunk_indexes(client, kind: IndexType, bm25: dict, columns: Columns | None):
     ip = client.prepare_index_params()
+    filter_columns.add_indexes(ip, columns or {})
     ip.add_index(field_name="vector", **kind.milvus)
     ip.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
                  params={"bm25_k1": bm25["k1"], "bm25_b": bm25["b"]})

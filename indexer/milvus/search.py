@@ -1,7 +1,8 @@
 """Search on Milvus: dense by its vector index (FLAT or HNSW, inner product on unit vectors),
 lexical by its BM25 function over our own tokens, hybrid as both fused by `indexer.fusion.fuse`
-here; filters and `readers` (`indexer.access`) as Milvus expressions (`expr.to_expr`,
-`expr.access_expr`), applied by Milvus before top-k; one hit per document through Milvus's
+here; filters and `readers` (`indexer.access`) as Milvus expressions (`expr.to_expr`, on the typed
+metadata columns where the index has them: `columns.py`; `expr.access_expr`), applied by
+Milvus before top-k; one hit per document through Milvus's
 `group_by_field` unless per chunk. The checks are every store's (`indexer.search_args`)."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..filters import compile_filter
 from ..fusion import fuse
 from ..presets import Spec
 from ..search_args import check_search
+from .columns import Columns, usable
 from .expr import access_expr, both, to_expr
 from .filtered_exact import exact_over_filter, widest
 from .rows import token_text
@@ -30,7 +32,7 @@ class MilvusSearcher:
     def __init__(self, client, collection: str, spec: Spec,
                  encode: Callable[[list[str]], np.ndarray],
                  field_types: Callable[[], dict[str, str]], bm25_k1: float,
-                 token_encoding: int) -> None:
+                 token_encoding: int, columns: Callable[[], Columns] = dict) -> None:
         self.client = client
         # Milvus scores BM25 with Lucene's old (k1 + 1) factor, bm25s (the folder store) without
         # it: divided out, the scores are the folder store's on the same statistics
@@ -39,6 +41,7 @@ class MilvusSearcher:
         self.spec = spec
         self._encode = encode
         self._field_types = field_types
+        self._columns = columns  # the typed metadata columns, as of the last `field_types()`
         self._token_encoding = token_encoding
 
     def search(self, queries: str | Sequence[str], k: int, *, mode: str,
@@ -54,7 +57,8 @@ class MilvusSearcher:
         expr = ""
         if filter is not None:
             types = self._field_types()
-            expr = to_expr(compile_filter(filter, types), types)
+            expr = to_expr(compile_filter(filter, types), types,
+                           columns=usable(self._columns(), types))
         expr = both(expr, access_expr(readers))  # inside Milvus's search: before top-k
         rows: dict[int, dict] = {}  # chunk id -> its fields, as the hits arrive
         if mode == "dense":
@@ -86,10 +90,30 @@ class MilvusSearcher:
 
     def _run(self, data, field: str, limit: int, per_chunk: bool, expr: str, params: dict,
              rows: dict[int, dict], fields: list[str]) -> list[Ranked]:
+        """The top `limit` hits of each query, one per document unless `per_chunk`: a plain
+        search whose chunks are kept at their document's first (best) hit, which is the start
+        of what `group_by_field` returns; a query whose documents that leaves short of `limit`
+        while there may be more is asked again grouped (milvus-lite's grouping costs several
+        plain searches: 55 ms against 14 at depth 100 on 10,000 chunks)."""
+        found = self._search(data, field, limit, expr, params, rows, fields, group=False)
+        if per_chunk:
+            return found
+        out = [_first_of_each(ranked, rows) for ranked in found]
+        short = [i for i, (ranked, raw) in enumerate(zip(out, found, strict=True))
+                 if len(ranked) < limit and len(raw) == limit]
+        if short:
+            again = self._search([data[i] for i in short], field, limit, expr, params, rows,
+                                 fields, group=True)
+            for i, ranked in zip(short, again, strict=True):
+                out[i] = ranked
+        return out
+
+    def _search(self, data, field: str, limit: int, expr: str, params: dict,
+                rows: dict[int, dict], fields: list[str], *, group: bool) -> list[Ranked]:
         found = self.client.search(
             self.collection, data=data, anns_field=field, limit=limit, filter=expr,
             output_fields=fields, search_params=params,
-            **({} if per_chunk else {"group_by_field": "doc_id"}))
+            **({"group_by_field": "doc_id"} if group else {}))
         out = []
         for hits in found:
             ranked = []
@@ -148,6 +172,18 @@ class MilvusSearcher:
         fused = fuse([[(key(c), s) for c, s in dense], [(key(c), s) for c, s in lexical]],
                      **fusion_args)
         return [(best[k], score) for k, score in fused[:want]]
+
+
+def _first_of_each(ranked: Ranked, rows: dict[int, dict]) -> Ranked:
+    """`ranked` with each document's first chunk only."""
+    seen: set[str] = set()
+    out = []
+    for cid, score in ranked:
+        doc = rows[cid]["doc_id"]
+        if doc not in seen:
+            seen.add(doc)
+            out.append((cid, score))
+    return out
 
 
 def _hit(row: dict, cid: int, score: float, rank: int) -> Hit:

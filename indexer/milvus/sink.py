@@ -20,6 +20,7 @@ from common.locks import FileLock
 
 from ..errors import IndexerError
 from .address import MilvusAddress
+from .columns import Columns
 from .connect import connect_timeout, lite_grpc_options
 from .rows import chunk_rows
 
@@ -35,12 +36,14 @@ ROWS_A_REQUEST = 512
 @dataclass(frozen=True)
 class ChunkSink:
     """What a worker needs to write into the staging collection: a URI its own client reaches,
-    the collection, and (milvus-lite) the lock file writers take turns under."""
+    the collection, (milvus-lite) the lock file writers take turns under, and the collection's
+    typed metadata columns (`columns.py`)."""
 
     uri: str
     collection: str
     lock: str | None
     timeout: float
+    columns: Columns | None = None
 
     def client(self):
         from pymilvus import MilvusClient
@@ -56,17 +59,18 @@ class ChunkSink:
         with FileLock(self.lock) if self.lock else nullcontext():
             for at in range(0, len(chunks), ROWS_A_REQUEST):
                 end = at + ROWS_A_REQUEST
-                client.upsert(self.collection, chunk_rows(by_id, chunks[at:end], vectors[at:end]))
+                client.upsert(self.collection, chunk_rows(by_id, chunks[at:end], vectors[at:end],
+                                                          columns=self.columns))
         return len(chunks)
 
 
 def worker_sink(address: MilvusAddress, collection: str, ray_address: str | None,
-                work: Path) -> tuple[ChunkSink | None, str]:
+                work: Path, columns: Columns | None = None) -> tuple[ChunkSink | None, str]:
     """The sink Ray's workers write `collection` through, and who writes; None where they
     cannot reach it (milvus-lite with workers on other machines): the driver writes the rows
     then. `work`: the build's work folder (milvus-lite's lock file goes there)."""
     if not address.lite:
-        return ChunkSink(address.uri, collection, None, connect_timeout()), \
+        return ChunkSink(address.uri, collection, None, connect_timeout(), columns), \
             "Ray's workers, at once"
     if ray_address:
         return None, ("the driver: milvus-lite serves this machine only, and the workers of a "
@@ -76,5 +80,6 @@ def worker_sink(address: MilvusAddress, collection: str, ray_address: str | None
     uri = server_manager_instance.start_and_get_uri(address.uri)  # the driver's own server
     if uri is None:
         raise IndexerError(f"milvus-lite could not serve {address.uri} to Ray's workers")
-    return ChunkSink(uri, collection, str(work / "milvus-writers.lock"), connect_timeout()), \
+    return ChunkSink(uri, collection, str(work / "milvus-writers.lock"), connect_timeout(),
+                     columns), \
         "Ray's workers, one at a time (milvus-lite takes one writer a collection)"
