@@ -6,6 +6,7 @@ top-k. Its arguments are checked as every store checks them (`indexer.search_arg
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -152,7 +153,7 @@ class Searcher:
         vectors are scored exactly instead of widening the search to the whole index."""
         qv = self._encode(list(queries))  # (Q, dim) unit rows
         if allowed is not None and allowed.few(int(self.vectors.ntotal)):  # exact over them
-            top = want if per_chunk else max(4 * want, 16)
+            top = self._fetch(want, per_chunk, allowed)
             exact = exact_ranked(self.vectors, qv, allowed, top)
             if exact is not None:
                 out = [self._group(r, want, per_chunk) for r in exact]
@@ -165,7 +166,7 @@ class Searcher:
         ntotal = int(self.vectors.ntotal)
         limit = ntotal if allowed is None else min(ntotal, allowed.count)
         sel = self._selector(allowed)
-        fetch = min(limit, want if per_chunk else max(4 * want, 16))
+        fetch = min(limit, self._fetch(want, per_chunk, allowed))
         exhaustive = False
         out: list[Ranked | None] = [None] * len(queries)
         pending = list(range(len(queries)))
@@ -200,6 +201,20 @@ class Searcher:
                 break
         return [r or [] for r in out]
 
+    def _fetch(self, want: int, per_chunk: bool, allowed: Allowed | None) -> int:
+        """Chunks to fetch first for `want` hits: per document, 4x (a document's chunks crowd
+        the top), or fewer where the chunks searched have fewer per document (one each: `want`,
+        where 4x only made FAISS's search and an ivfpq-disk re-ranking 4x as deep). A fetch
+        that leaves a query short grows (`_dense`, `_lexical_search`)."""
+        if per_chunk:
+            return want
+        if allowed is None:
+            counts = self._counts()
+            chunks, docs = counts["chunks"], counts["documents"]
+        else:
+            chunks, docs = allowed.count, allowed.docs
+        return max(min(4, math.ceil(chunks / max(docs, 1))) * want, 16)
+
     def _selector(self, allowed: Allowed | None):
         if allowed is not None:  # a filter's mask holds live chunks only
             return allowed.selector()
@@ -212,7 +227,7 @@ class Searcher:
 
     def _lexical_search(self, queries, want, per_chunk, allowed) -> list[Ranked]:
         lexical = self._lexical()
-        fetch = min(len(lexical), want if per_chunk else max(4 * want, 16))
+        fetch = min(len(lexical), self._fetch(want, per_chunk, allowed))
         allowed_mask = allowed.mask if allowed is not None else None
         out: list[Ranked] = []
         for query in queries:
