@@ -19,6 +19,10 @@ SERVE_PORT ?= 8000
 # on 2 cores, 3 workers took 837 s where 2 took 912 s, with 17 s of CPU idle in the whole run.
 WORKERS ?= -n $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) + 1))")
 export TOKENIZERS_PARALLELISM := false
+# Python keeps compiled modules (__pycache__, ignored by git) unless PYTHONDONTWRITEBYTECODE is
+# set, as some shells and CI images set it: then every test worker and every process a test
+# starts (servers, jobs, CLIs) compiled the product and re-wrote the test modules' asserts again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: app serve test test-fast lint venv default-index clean ocr
 
