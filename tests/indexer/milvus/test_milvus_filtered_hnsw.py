@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from unit_vectors import unit_vectors
 
 from indexer import build_index
 
@@ -19,8 +20,7 @@ N, PER_AUTHOR, QUERIES = 4000, 12, 12
 def indexed(tmp_path_factory, tiny_encoder):
     rng = np.random.default_rng(0)
     dim = tiny_encoder.encode(["x"]).shape[1]
-    vectors = rng.standard_normal((N, dim)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = unit_vectors(rng, N, dim)
     authors = N // PER_AUTHOR
     docs = [{"id": f"d{i}", "text": f"document {i} about topic {i % 7}",
              "metadata": {"author": f"a{i % authors}", "year": 2000 + i % 20}} for i in range(N)]
