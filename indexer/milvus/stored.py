@@ -50,9 +50,18 @@ class StoredRows:
         return int(rows[0]["count(*)"])
 
     def counts(self, access: str = "") -> dict[str, int]:
-        """Documents and chunks; those meeting `access` (`expr.access_expr`) where given."""
-        part = "part == 0" + (f" and {access}" if access else "")
-        return {"documents": self.count(self.docs, part), "chunks": self.count(self.chunks, access)}
+        """Documents and chunks; those meeting `access` (`expr.access_expr`) where given.
+
+        Without `access` both are whole-collection counts, which Milvus answers from its row
+        counts: the documents are the document rows less the later parts of long documents
+        (`part > 0`, the few texts past one VARCHAR). A count under a filter makes milvus-lite
+        read every row it keeps whole (`part == 0` kept every document row: the Index page and
+        every `stats()` paid for reading the whole documents collection)."""
+        if not access:
+            return {"documents": self.count(self.docs, "") - self.count(self.docs, "part > 0"),
+                    "chunks": self.count(self.chunks, "")}
+        return {"documents": self.count(self.docs, f"part == 0 and {access}"),
+                "chunks": self.count(self.chunks, access)}
 
     def stored(self, ids: Sequence[str], *, vectors: bool = True) -> StoredBatch:
         docs = documents_of(self.document_rows(ids))

@@ -18,6 +18,7 @@ pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
 
 N = 300
+TOPICS = [f"t{i}" for i in range(5)]
 LONG = "x" * (filter_columns.STR_BYTES + 1)  # more than a VARCHAR column holds
 
 
@@ -119,6 +120,30 @@ def test_field_values_ask_the_columns_not_every_document(indexed):
         index.client = sent.client
     assert sent.exprs and all("metadata[" not in e and "chunk_no" not in e
                               for e in sent.exprs), sent.exprs
+
+
+def test_counts_read_no_row_every_document_passes(indexed):
+    """A count under a filter makes milvus-lite read each row it keeps whole: `part == 0`
+    kept every document row (the Index page read the whole documents collection to count it).
+    Counts without readers are whole-collection counts less the rare later parts."""
+    index, docs = indexed
+    sent = Sent(index.client)
+    index.client = index._rows.client = sent  # noqa: SLF001
+    try:
+        assert index.counts() == {"documents": N, "chunks": N, "tombstones": 0}
+    finally:
+        index.client = index._rows.client = sent.client  # noqa: SLF001
+    assert set(sent.exprs) <= {"", "part > 0"}, sent.exprs
+    long_text = "word " * 10_000  # past one document row's text: three parts
+    index.add([{"id": "long", "text": long_text}], vectors=np.ones((1, index.manifest["dim"]),
+                                                                    np.float32))
+    try:
+        counts = index.counts()
+        assert counts["documents"] == N + 1 and counts["chunks"] > N
+        assert index.document("long").text == long_text
+    finally:
+        index.delete(["long"])
+    assert index.counts() == {"documents": N, "chunks": N, "tombstones": 0}
 
 
 def test_a_write_that_a_column_cannot_hold_sends_that_field_back_to_the_json(indexed):
