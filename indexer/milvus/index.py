@@ -39,6 +39,7 @@ from .search import MilvusSearcher
 from .stored import IDS_PER_EXPR, StoredRows, ids_expr
 
 BATCH = 512  # rows a request
+PROBE_ROWS, PROBE_ROWS_EACH, PROBE_ROWS_MAX = 256, 16, 4096  # rows `_probe_values` asks for
 
 
 class MilvusIndex(SemanticIndex):
@@ -130,8 +131,8 @@ class MilvusIndex(SemanticIndex):
     def _field_values(self, name: str, limit: int, readers: frozenset[str] | None
                       ) -> list[Any] | None:
         """Each value the manifest keeps for `name` (`metadata_values`) asked of its typed
-        column (`columns.py`) whether a document `readers` may see holds it: one indexed query
-        a value, never a read of every document. An index without them (built before they
+        column (`columns.py`) whether a document `readers` may see holds it: a few queries on
+        that column (`_probe_values`), never a read of every document. An index without them (built before they
         were kept, a field past `VALUES_KEPT` values or with no column) is read by scanning
         the first chunk of every document, kept while the index's counts stay the same (a page
         rerun does not scan again)."""
@@ -149,27 +150,39 @@ class MilvusIndex(SemanticIndex):
 
     def _probe_values(self, name: str, limit: int, readers: frozenset[str] | None
                       ) -> list[Any] | None | bool:
-        """`_field_values` by the typed column; False where it cannot answer so."""
+        """`_field_values` by the typed column; False where it cannot answer so.
+
+        Each query asks for rows holding any candidate not yet seen (`PROBE_ROWS` of them, by
+        the column alone), so a few rows show every value that many documents share. A query
+        that returns fewer rows than it asked for has read every row holding a candidate left:
+        those are held by no document `readers` may see. Asking a value at a time cost one
+        query a value, and each query costs milvus-lite a pass over every row's key."""
         candidates = (self.manifest.get("metadata_values") or {}).get(name)
         column = filter_columns.usable(filter_columns.of(self.manifest),
                                        self.manifest["metadata_fields"]).get(name)
         if candidates is None or column is None:
             return False
-        tests = []
+        left: dict[Any, Any] = {}  # the column's value -> the field's value it stands for
         for _, value in candidates:
             typed = filter_columns.column_values(column[1], "eq", [value])
             if typed is None:
                 return False
-            tests.append((value, to_expr([(name, "eq", typed)], columns={name: column})))
+            left.setdefault(typed[0], value)  # 1 and 1.0 in a float field: one value
         values: set = set()
-        for value, test in tests:
-            if value in values:  # 1 and 1.0 in a float field: one value
-                continue
-            if self.client.query(self.address.collection, filter=both(test, access_expr(readers)),
-                                 output_fields=["chunk_id"], limit=1):
-                values.add(value)
-                if len(values) > limit:
-                    return None
+        while left:
+            rows = min(PROBE_ROWS_MAX, max(PROBE_ROWS, PROBE_ROWS_EACH * len(left)))
+            test = to_expr([(name, "in", list(left))], columns={name: column})
+            found = self.client.query(self.address.collection,
+                                      filter=both(test, access_expr(readers)),
+                                      output_fields=[column[0]], limit=rows)
+            for row in found:
+                held = row.get(column[0])
+                if held in left:
+                    values.add(left.pop(held))
+            if len(values) > limit:
+                return None
+            if len(found) < rows:  # every row holding a value left was read
+                break
         return sorted(values, key=lambda v: (isinstance(v, str), v))  # numbers, then text
 
     def _scan_values(self, name: str, limit: int, readers: frozenset[str] | None = None

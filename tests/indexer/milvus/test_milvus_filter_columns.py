@@ -122,6 +122,39 @@ def test_field_values_ask_the_columns_not_every_document(indexed):
                               for e in sent.exprs), sent.exprs
 
 
+def test_field_values_take_a_query_or_two_a_field_not_one_a_value(indexed):
+    """Each probe costs milvus-lite a pass over every row's key (issue 48: 20 categories were
+    20 passes on the Search page); a query for rows holding any value not yet seen shows many
+    at once, and one that comes back short proves the rest absent."""
+    index, _ = indexed
+    sent = Sent(index.client)
+    index.client = sent
+    try:
+        for name, want in (("topic", [f"t{i}" for i in range(5)]), ("flag", [False, True]),
+                           ("year", list(range(2000, 2009)))):
+            before = len(sent.exprs)
+            assert index.field_values(name) == want
+            assert len(sent.exprs) - before == 1, sent.exprs[before:]
+    finally:
+        index.client = sent.client
+
+
+def test_field_values_find_a_value_one_late_document_holds_and_drop_a_deleted_one(indexed):
+    index, _ = indexed
+    dim = index.manifest["dim"]
+    index.add([{"id": "rare", "text": "a rare topic", "metadata": {"topic": "t-rare"}},
+               {"id": "gone", "text": "a gone topic", "metadata": {"topic": "t-gone"}}],
+              vectors=np.ones((2, dim), np.float32))
+    try:
+        assert index.field_values("topic") == sorted([*TOPICS, "t-gone", "t-rare"])
+        index.delete(["gone"])
+        assert index.field_values("topic") == sorted([*TOPICS, "t-rare"])
+        assert index.field_values("topic", limit=5) is None
+    finally:
+        index.delete(["rare", "gone"])
+    assert index.field_values("topic") == TOPICS
+
+
 def test_counts_read_no_row_every_document_passes(indexed):
     """A count under a filter makes milvus-lite read each row it keeps whole: `part == 0`
     kept every document row (the Index page read the whole documents collection to count it).
