@@ -60,3 +60,23 @@ def test_a_filter_that_keeps_fewer_than_k_returns_them_all(indexed):
     index, _, _, _ = indexed
     hits = index.search("0", k=10, mode="dense", filter={"author": "a0", "year": {"lt": 2001}})
     assert 0 < len(hits) < 10 and all(h.metadata["year"] == 2000 for h in hits)
+
+
+def test_the_exact_fallback_takes_the_kept_vectors_as_one_float32_array(indexed, monkeypatch):
+    """The fallback reads every chunk the filter keeps; pymilvus decoded each one's vector into
+    a list of Python floats unless asked for float32 arrays (`strict_float32`), which cost more
+    than the scoring itself (a category at 100,000 chunks keeps thousands)."""
+    index, _, _, _ = indexed
+    client = index._searcher().client  # noqa: SLF001
+    real, asked = client.query, []
+
+    def query(*args, **kwargs):
+        asked.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client, "query", query)
+    for q in range(QUERIES):
+        assert len(index.search(str(q), k=10, mode="dense", filter={"author": f"a{q}"})) == 10
+    fetched = [kw for kw in asked if "vector" in (kw.get("output_fields") or [])]
+    assert fetched, "no query fell back to exact search: the test proves nothing"
+    assert all(kw.get("strict_float32") is True for kw in fetched), fetched
