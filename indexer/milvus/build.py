@@ -108,7 +108,8 @@ def open_staging(address: MilvusAddress, dim: int, bm25: dict,
                       columns=dict(columns or {}))
     with write_lock(address):
         staging.drop()
-        create_collections(staging.client, staging.name, dim, None, bm25, {}, staging.columns)
+        create_collections(staging.client, staging.name, dim, None, bm25, {}, staging.columns,
+                           lite=address.lite)
     return staging
 
 
@@ -159,7 +160,8 @@ def publish_milvus(address: MilvusAddress, enc, docs, chunks, vectors: np.ndarra
             say(BuildProgress("save", 0, 1))
             for each in names:
                 client.flush(each)
-            index_chunks(client, name, kind, bm25.to_dict(), staging.columns)
+            index_chunks(client, name, kind, bm25.to_dict(), staging.columns,
+                         lite=address.lite)
             _check_count(client, name, len(chunks), staging.writers)
             stages = {**build["stages"], "insert_s": time.perf_counter() - clock}
             if staging.sink is not None:

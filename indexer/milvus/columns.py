@@ -1,12 +1,13 @@
 """Metadata fields as typed columns of the chunk collection, so that a filter is a scalar test
-Milvus answers from a column (and its INVERTED index) instead of parsing every row's JSON.
+Milvus answers from a column instead of parsing every row's JSON.
 
 A filter on the JSON field (`metadata["category"] == "a"`) makes milvus-lite 3.2 parse the JSON
 of every chunk row in Python, on every search, count and query: the whole collection's cost
 for each call, however few rows the filter keeps (issue 48). A build (and a migration) into
 Milvus therefore gives each metadata field of one kind (str, int, float, bool) a nullable column
 of that type, named `mf_0`, `mf_1`, ... (a field name may be any string; a column's may not),
-indexed INVERTED; the manifest's `filter_columns` maps each field to its column and kind.
+indexed INVERTED on a Milvus server (`add_indexes`: not on milvus-lite); the manifest's
+`filter_columns` maps each field to its column and kind.
 The JSON field stays as it was: hits, documents and migrations read it, and a field with no
 column (added after the build, or past `MAX_COLUMNS`) is filtered there as before.
 
@@ -53,7 +54,13 @@ def add_fields(schema, columns: Columns) -> None:
         schema.add_field(spec["column"], dtype, nullable=True, **extra)
 
 
-def add_indexes(index_params, columns: Columns) -> None:
+def add_indexes(index_params, columns: Columns, *, lite: bool = False) -> None:
+    """An INVERTED index on each column, on a Milvus server. milvus-lite gets none: it tests a
+    typed column as one vectorised comparison, as fast without the index, while loading an
+    INVERTED index rebuilds it in Python a row at a time, for every column of every segment,
+    at every open (the Index page's first render and the service's warm-up waited on it)."""
+    if lite:
+        return
     for spec in columns.values():
         index_params.add_index(field_name=spec["column"], index_type="INVERTED")
 

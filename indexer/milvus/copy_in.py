@@ -46,7 +46,8 @@ def copy_into_milvus(source, ids: Sequence[str], address: MilvusAddress, batch_d
             for name in (staging, target.docs):
                 if client.has_collection(name):
                     client.drop_collection(name)
-            create_collections(client, staging, m["dim"], kind, bm25, {MARK: identity}, columns)
+            create_collections(client, staging, m["dim"], kind, bm25, {MARK: identity}, columns,
+                               lite=address.lite)
         for name in (staging, target.docs):
             client.load_collection(name)
         done = set()

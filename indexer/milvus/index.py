@@ -132,10 +132,10 @@ class MilvusIndex(SemanticIndex):
                       ) -> list[Any] | None:
         """Each value the manifest keeps for `name` (`metadata_values`) asked of its typed
         column (`columns.py`) whether a document `readers` may see holds it: a few queries on
-        that column (`_probe_values`), never a read of every document. An index without them (built before they
-        were kept, a field past `VALUES_KEPT` values or with no column) is read by scanning
-        the first chunk of every document, kept while the index's counts stay the same (a page
-        rerun does not scan again)."""
+        that column (`_probe_values`), never a read of every document. An index without them
+        (built before they were kept, a field past `VALUES_KEPT` values or with no column) is
+        read by scanning the first chunk of every document, kept while the index's counts stay
+        the same (a page rerun does not scan again)."""
         probed = self._probe_values(name, limit, readers)
         if probed is not False:
             return probed

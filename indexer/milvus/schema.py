@@ -58,11 +58,13 @@ def documents_collection(name: str) -> str:
 
 
 def create_collections(client, name: str, dim: int, kind: IndexType | None, bm25: dict,
-                       properties: dict[str, str], columns: Columns | None = None) -> None:
+                       properties: dict[str, str], columns: Columns | None = None, *,
+                       lite: bool = False) -> None:
     """Create NAME and NAME_documents (both absent), indexed and loaded, NAME with the typed
-    metadata `columns` (`columns.plan`). With `kind` None, NAME is created bare (no index, not
-    loaded) for writers to fill first: `index_chunks` then indexes and loads it (a build into
-    Milvus whose index type waits on its chunk count)."""
+    metadata `columns` (`columns.plan`; on milvus-lite, `lite`, not indexed:
+    `columns.add_indexes`). With `kind` None, NAME is created bare (no index, not loaded) for
+    writers to fill first: `index_chunks` then indexes and loads it (a build into Milvus whose
+    index type waits on its chunk count)."""
     from pymilvus import DataType, Function, FunctionType, MilvusClient
 
     s = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
@@ -87,7 +89,7 @@ def create_collections(client, name: str, dim: int, kind: IndexType | None, bm25
         client.create_collection(name, schema=s, consistency_level="Strong",
                                  properties=properties)
     else:
-        _create(client, name, s, _chunk_indexes(client, kind, bm25, columns),
+        _create(client, name, s, _chunk_indexes(client, kind, bm25, columns, lite),
                 properties=properties)
 
     d = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
@@ -105,15 +107,15 @@ def create_collections(client, name: str, dim: int, kind: IndexType | None, bm25
 
 
 def index_chunks(client, name: str, kind: IndexType, bm25: dict,
-                 columns: Columns | None = None) -> None:
+                 columns: Columns | None = None, *, lite: bool = False) -> None:
     """Index and load NAME, created bare by `create_collections(kind=None)` and filled."""
-    client.create_index(name, _chunk_indexes(client, kind, bm25, columns), sync=False)
+    client.create_index(name, _chunk_indexes(client, kind, bm25, columns, lite), sync=False)
     client.load_collection(name)
 
 
-def _chunk_indexes(client, kind: IndexType, bm25: dict, columns: Columns | None):
+def _chunk_indexes(client, kind: IndexType, bm25: dict, columns: Columns | None, lite: bool):
     ip = client.prepare_index_params()
-    filter_columns.add_indexes(ip, columns or {})
+    filter_columns.add_indexes(ip, columns or {}, lite=lite)
     ip.add_index(field_name="vector", **kind.milvus)
     ip.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
                  params={"bm25_k1": bm25["k1"], "bm25_b": bm25["b"]})

@@ -39,7 +39,7 @@ def test_ray_workers_write_the_rows_and_a_failed_publish_goes_on_from_the_shards
         written[pid] = written.get(pid, 0) + rows
         record(self, pid, rows, seconds)
 
-    def stop_before_indexing(client, name, *args):
+    def stop_before_indexing(client, name, *args, **kwargs):
         staged.append(client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"])
         raise Stop
 
