@@ -14,8 +14,12 @@ from ...manifest import FORMAT, FORMAT_VERSION
 # 2: BM25 kept as segments and vectors added since the base in a delta file. Older BERTScope
 # reads format 1 only, so it refuses a format 2 index ("upgrade") instead of silently missing
 # the delta's vectors; format 1 indexes open here, and their next save writes format 2.
-FOLDER_FORMAT_VERSION = 2
-READABLE_FORMATS = (FORMAT_VERSION, FOLDER_FORMAT_VERSION)
+# 3: an `ivfpq-disk` vectors folder may hold `rerank_delta.npz`, the re-rank rows added since
+# its `rerank.npy` (`diskivf`), which a format 2 reader would not look for: it refuses format 3
+# ("upgrade") instead of re-ranking without them. Formats 1 and 2 open here, and their next
+# save writes format 3.
+FOLDER_FORMAT_VERSION = 3
+READABLE_FORMATS = (FORMAT_VERSION, 2, FOLDER_FORMAT_VERSION)
 
 MANIFEST = "manifest.json"
 ROLES = {"faiss": "vectors.faiss", "sqlite": "store.sqlite", "bm25": "bm25"}  # role -> file
@@ -82,7 +86,7 @@ def parse(folder: Path, raw: bytes) -> dict:
             f"formats up to {FOLDER_FORMAT_VERSION}): upgrade BERTScope to open it")
     if have not in READABLE_FORMATS or isinstance(have, bool):
         raise CorruptIndexError(f"{path} has index format {have!r}; this version reads formats "
-                                f"{READABLE_FORMATS[0]} and {READABLE_FORMATS[1]}: "
+                                f"{READABLE_FORMATS[0]} to {READABLE_FORMATS[-1]}: "
                                 f"{rebuild_hint(folder)}")
     _check_fields(path, manifest, FIELDS, folder)
     for role in ROLES:
