@@ -3,7 +3,8 @@ version's `rerank.npy` is hard-linked (never copied, never written into: the pub
 shares its inode) and the rows added since go to `rerank_delta.npz`, folded into a new
 `rerank.npy` past `ROWS_SHARE` of it or on `compact`. Vectors and exhaustive search, through
 adds, deletes, upserts, saves, reopens and compactions, equal a fresh build's; a save that fails
-midway leaves the published version whole; a format 2 reader refuses what this one writes."""
+midway leaves the published version whole; a format 2 reader refuses a version with a rows
+delta (format 3), and reads one without (format 2)."""
 
 from __future__ import annotations
 
@@ -199,8 +200,8 @@ def test_a_save_that_fails_midway_leaves_the_published_version_whole(
     assert _published(disk_index) == before
 
 
-def test_a_format_2_reader_refuses_an_index_with_a_rows_delta(disk_index, tiny_encoder,
-                                                              monkeypatch):
+def test_a_format_2_reader_refuses_an_index_with_a_rows_delta_only(disk_index, tiny_encoder,
+                                                                   monkeypatch):
     index = SemanticIndex.open(disk_index, encoder=tiny_encoder)
     index.add([new_doc(random.Random(1), 1)])
     index.save()
@@ -211,6 +212,16 @@ def test_a_format_2_reader_refuses_an_index_with_a_rows_delta(disk_index, tiny_e
     monkeypatch.setattr(manifest_mod, "READABLE_FORMATS", (1, 2))
     with pytest.raises(CorruptIndexError, match="newer BERTScope .*upgrade BERTScope"):
         SemanticIndex.open(disk_index)
+    monkeypatch.undo()
+    # folded, it is what a format 2 reader reads right: format 2 again, which that reader opens
+    index = SemanticIndex.open(disk_index, encoder=tiny_encoder)
+    index.compact()
+    index.save()
+    assert not has_row_delta(disk_index)
+    assert json.loads((disk_index / "manifest.json").read_text())["format_version"] == 2
+    monkeypatch.setattr(manifest_mod, "FOLDER_FORMAT_VERSION", 2)
+    monkeypatch.setattr(manifest_mod, "READABLE_FORMATS", (1, 2))
+    assert SemanticIndex.open(disk_index).search("uniq1", k=1)
 
 
 @pytest.mark.parametrize("how,verify", [("truncated", True), ("truncated", False),

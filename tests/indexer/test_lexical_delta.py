@@ -148,7 +148,7 @@ def test_an_index_in_bm25s_format_searches_the_same_and_converts_on_save(
     old.save()
     assert (bm25_dir(flat_index) / SEGMENTS).exists()
     # older BERTScope reads format 1 only: it must refuse this one, not miss its segments
-    assert json.loads((flat_index / "manifest.json").read_text())["format_version"] == 3
+    assert json.loads((flat_index / "manifest.json").read_text())["format_version"] == 2
     assert_as_fresh(SemanticIndex.open(flat_index, encoder=tiny_encoder), tmp_path,
                     tiny_encoder, [*QUERIES, "uniq7"])
 
