@@ -7,7 +7,11 @@ centroids and PQ tables are. Saved as a folder:
     lists.ivfdata   the inverted lists (written by `merge_from_multiple`; the Ray build merges
                     the IVF shards its workers wrote with faiss.contrib.ondisk's `merge_ondisk`)
     rerank.npy      float32 vector of chunk id i in row i (deleted ids keep their rows until
-                    compact rebuilds the folder)
+                    compact rebuilds the folder); never changed once written, so a save that
+                    keeps it hard-links it from the previous version
+    rerank_delta.npz  (optional) the rows added since rerank.npy was written: `ids` ascending,
+                    all past its last row, and their `vectors`; folded into a new rerank.npy
+                    once past `ROWS_SHARE` of it, or on `compact`
 
 Ids stored in the lists are the chunk ids themselves (no IDMap), so an `IDSelector` of chunk ids
 filters directly. Vectors added after loading go to an in-RAM `delta` (same quantiser and PQ)
@@ -29,9 +33,13 @@ import faiss
 import numpy as np
 from faiss.contrib.ondisk import merge_ondisk
 
-from common.npy import load_npy
+from common.npy import NPY_LOCK, load_npy
 
 INDEX, LISTS, RERANK = "index.faiss", "lists.ivfdata", "rerank.npy"
+RERANK_DELTA = "rerank_delta.npz"
+# rows beyond rerank.npy past this share of it: a save writes rerank.npy anew with them (as the
+# vectors delta of the other presets is merged: `vector_segments.MERGE_SHARE`)
+ROWS_SHARE = 0.08
 EMPTY_LISTS_BYTES = 4096  # the lists file of an index with no vectors (every document deleted)
 
 
@@ -49,14 +57,20 @@ class DiskIVFPQ:
     """The faiss-like surface the store, search and changes use: `ntotal`, `is_trained`, `d`,
     `nlist`, `train`, `add_with_ids`, `search`, `reconstruct`; `write`/`read` a folder."""
 
-    def __init__(self, ivf: faiss.IndexIVFPQ, rows: np.ndarray | None = None) -> None:
+    def __init__(self, ivf: faiss.IndexIVFPQ, rows: np.ndarray | None = None,
+                 rows_file: Path | None = None) -> None:
         self.ivf = ivf  # lists on disk once read; empty while a fresh index is being built
         self.d = ivf.d
         self._rows = rows if rows is not None else np.empty((0, ivf.d), np.float32)
+        # the rerank.npy `_rows` maps and its (device, inode): what a save links (None: write)
+        self._rows_file = rows_file
+        self._rows_key = _inode(rows_file) if rows_file is not None else None
         self.delta: faiss.IndexIVFPQ | None = None  # vectors added since read, in RAM
-        # their (ids ascending, vectors), a piece per add, joined into one when read: a build
-        # adding 1M vectors in batches re-copied every earlier batch at each one
+        # the rows beyond `_rows` (rerank_delta.npz's, then those added since read) as (ids
+        # ascending, vectors), a piece per add, joined into one when read: a build adding 1M
+        # vectors in batches re-copied every earlier batch at each one
         self._pieces: list[tuple[np.ndarray, np.ndarray]] = []
+        self.fold_rows = False  # the next `write` writes every row into a new rerank.npy
 
     @classmethod
     def create(cls, factory: str, dim: int) -> DiskIVFPQ:
@@ -96,7 +110,8 @@ class DiskIVFPQ:
             self._pieces.append((ids[order], x[order]))
 
     def _extras(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ids ascending, vectors) of what was added since the files were read."""
+        """(ids ascending, vectors) of the rows beyond the rows file: its delta file's and
+        those added since the files were read."""
         if not self._pieces:
             return np.empty(0, np.int64), np.empty((0, self.d), np.float32)
         if len(self._pieces) > 1:
@@ -111,6 +126,10 @@ class DiskIVFPQ:
     @property
     def _extra(self) -> np.ndarray:
         return self._extras()[1]
+
+    def has_row_delta(self) -> bool:
+        """Whether rows lie beyond the rows file (what `compact` folds into it)."""
+        return bool(self._pieces)
 
     def emptied(self) -> DiskIVFPQ:
         """A new index with this one's training and no vectors (nor rows)."""
@@ -168,8 +187,11 @@ class DiskIVFPQ:
 
     # -- files ---------------------------------------------------------------------------------
     def write(self, folder: Path) -> None:
-        """Write the index as `folder` (new): lists merged from the mapped ones and `delta`,
-        rows as one float32 array indexed by chunk id. Then serve from the new files."""
+        """Write the index as `folder` (new): lists merged from the mapped ones and `delta`;
+        rows as the mapped rows file hard-linked (never written into: the published version
+        shares it) and the rows beyond it in a delta file, or, past `ROWS_SHARE` of it, on
+        `fold_rows` or without a file to link, as one new float32 array indexed by chunk id.
+        Then serve from the new files."""
         folder.mkdir()
         sources = [ix.invlists for ix in (self.ivf, self.delta) if ix is not None]
         with _quiet():
@@ -187,16 +209,40 @@ class DiskIVFPQ:
         with _lists_swapped(self.ivf, lists, ntotal):
             faiss.write_index(self.ivf, str(folder / INDEX))
         del lists
-        n_rows = int(max(len(self._rows), self._extra_ids[-1] + 1 if len(self._extra_ids)
-                         else 0))
-        with _rows_file(folder / RERANK, n_rows, self.d) as rows:
-            _copy_rows(rows, 0, self._rows)
-            rows[len(self._rows) :] = 0.0
-            if len(self._extra_ids):
-                rows[self._extra_ids] = self._extra
+        ids, extra = self._extras()
+        whole = self.fold_rows or self._rows_file is None or \
+            len(ids) > ROWS_SHARE * len(self._rows)
+        if whole or not self._link_rows(folder / RERANK):
+            n_rows = int(max(len(self._rows), ids[-1] + 1 if len(ids) else 0))
+            with _rows_file(folder / RERANK, n_rows, self.d) as rows:
+                _copy_rows(rows, 0, self._rows)
+                rows[len(self._rows) :] = 0.0
+                if len(ids):
+                    rows[ids] = extra
+        elif len(ids):
+            with open(folder / RERANK_DELTA, "wb") as fh:
+                np.savez(fh, ids=ids, vectors=extra)
         fresh = DiskIVFPQ.read(folder)
         self.ivf, self._rows, self.delta = fresh.ivf, fresh._rows, None
-        self._pieces = []
+        self._rows_file, self._rows_key = fresh._rows_file, fresh._rows_key
+        self._pieces, self.fold_rows = fresh._pieces, False
+
+    def _link_rows(self, to: Path) -> bool:
+        """Hard-link the mapped rows file as `to`; False where it cannot be (its version was
+        pruned meanwhile, a file system without links): the rows are then written anew."""
+        try:
+            os.link(self._rows_file, to)
+        except OSError:
+            return False
+        if _inode(to) != self._rows_key:  # not the file mapped: never serve other rows
+            to.unlink()
+            return False
+        return True
+
+    def published(self, folder: Path) -> None:
+        """The folder this index was written as now lies at `folder` (its version published):
+        the next save links its rows file from there."""
+        self._rows_file = folder / RERANK
 
     @classmethod
     def merge(cls, trained: Path, shards: list[Path], rows: list[np.ndarray], folder: Path,
@@ -241,7 +287,29 @@ class DiskIVFPQ:
         if rows.dtype != np.float32 or rows.ndim != 2 or rows.shape[1] != ivf.d:
             raise ValueError(f"{folder / RERANK} holds {rows.dtype} {rows.shape}, not float32 "
                              f"rows of {ivf.d}")
-        return cls(ivf, rows)
+        index = cls(ivf, rows, folder / RERANK)
+        if (folder / RERANK_DELTA).is_file():
+            index._pieces = [_read_row_delta(folder / RERANK_DELTA, len(rows), ivf.d)]
+        return index
+
+
+def _read_row_delta(path: Path, first: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, vectors) of a rows delta file, checked: ids ascending from `first` on, float32
+    vectors of `d`."""
+    with NPY_LOCK, np.load(path, allow_pickle=False) as data:
+        ids, vectors = data["ids"], data["vectors"]
+    if ids.dtype != np.int64 or ids.ndim != 1 or not len(ids) or ids[0] < first or \
+            (np.diff(ids) <= 0).any():
+        raise ValueError(f"{path} holds no ascending int64 chunk ids past row {first}")
+    if vectors.dtype != np.float32 or vectors.shape != (len(ids), d):
+        raise ValueError(f"{path} holds {vectors.dtype} {vectors.shape}, not float32 rows of "
+                         f"{d} for its {len(ids)} ids")
+    return ids, vectors
+
+
+def _inode(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
 
 
 @contextmanager

@@ -43,3 +43,23 @@ def write_new(index, rng, op: str, ids: list[str], fresh: list[dict]) -> list[st
     else:
         index.add(fresh)
     return ids + [d["id"] for d in fresh if d["id"] not in ids]
+
+
+def random_changes(index, rng, ids: list[str], made: int, new_doc: Callable, ops: list[str],
+                   most_new: int) -> tuple[list[str], int]:
+    """One to three changes drawn from `ops` ("add", "upsert", "delete", "compact"), new
+    documents numbered from `made` on (at most `most_new` a change); returns (live ids, how
+    many documents were made in all)."""
+    for _ in range(rng.randint(1, 3)):
+        op = rng.choice(ops)
+        if op == "compact":
+            index.compact()
+        elif op == "delete":
+            gone = rng.sample(ids, rng.randint(1, 3))
+            index.delete(gone)
+            ids = [i for i in ids if i not in gone]
+        else:
+            fresh = [new_doc(rng, made + j) for j in range(rng.randint(1, most_new))]
+            made += len(fresh)
+            ids = write_new(index, rng, op, ids, fresh)
+    return ids, made

@@ -71,7 +71,7 @@ MANIFEST_DAMAGE = {
     "a list": (lambda m: b"[1, 2]", "not a BERTScope index manifest"),
     "foreign": (lambda m: json.dumps({"name": "something else"}).encode(),
                 "not a BERTScope index manifest .*open a folder that `python -m indexer build`"),
-    "newer format": (lambda m: json.dumps({**m, "format_version": 3}).encode(),
+    "newer format": (lambda m: json.dumps({**m, "format_version": 4}).encode(),
                      "written by a newer BERTScope .* upgrade BERTScope"),
     "older format": (lambda m: json.dumps({**m, "format_version": 0}).encode(),
                      "has index format 0"),

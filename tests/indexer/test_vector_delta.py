@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from delta_oracle import fresh_build, ranked, write_new
+from delta_oracle import fresh_build, random_changes, ranked
 
 import indexer.folder.allowed as allowed
 import indexer.folder.store as store_pkg
@@ -92,18 +92,8 @@ def test_dense_search_equals_exact_through_adds_deletes_saves_and_merges(
     ids = list(index.doc_ids())
     made, inodes, deltas = 0, [base_inode(folder)], []
     for step in range(10):
-        for _ in range(rng.randint(1, 3)):
-            op = rng.choice(["add", "add", "upsert", "delete", "delete", "compact"])
-            if op == "compact":
-                index.compact()
-            elif op == "delete":
-                gone = rng.sample(ids, rng.randint(1, 3))
-                index.delete(gone)
-                ids = [i for i in ids if i not in gone]
-            else:
-                fresh = [new_doc(rng, made + j) for j in range(rng.randint(1, 2))]
-                made += len(fresh)
-                ids = write_new(index, rng, op, ids, fresh)
+        ids, made = random_changes(index, rng, ids, made, new_doc,
+                                   ["add", "add", "upsert", "delete", "delete", "compact"], 2)
         queries = [*QUERIES, f"uniq{made - 1}"]
         if step % 3 == 0:  # a writer's unsaved copy searches the same way
             assert_as_exact(index, tmp_path, tiny_encoder, preset, queries, monkeypatch)

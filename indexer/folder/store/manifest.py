@@ -8,14 +8,20 @@ from pathlib import Path, PurePosixPath
 
 import xxhash
 
+from ...diskivf import RERANK_DELTA
 from ...errors import CorruptIndexError
 from ...manifest import FORMAT, FORMAT_VERSION
 
 # 2: BM25 kept as segments and vectors added since the base in a delta file. Older BERTScope
 # reads format 1 only, so it refuses a format 2 index ("upgrade") instead of silently missing
 # the delta's vectors; format 1 indexes open here, and their next save writes format 2.
-FOLDER_FORMAT_VERSION = 2
-READABLE_FORMATS = (FORMAT_VERSION, FOLDER_FORMAT_VERSION)
+# 3: an `ivfpq-disk` vectors folder holding `rerank_delta.npz`, the re-rank rows added since
+# its `rerank.npy` (`diskivf`), which a format 2 reader would not look for: it refuses format 3
+# ("upgrade") instead of re-ranking without them. Only a version with that file is format 3
+# (`format_of`): one without it is what format 2 readers read right, and stays readable by them.
+SEGMENTS_FORMAT = 2
+FOLDER_FORMAT_VERSION = 3  # the newest this version writes
+READABLE_FORMATS = (FORMAT_VERSION, SEGMENTS_FORMAT, FOLDER_FORMAT_VERSION)
 
 MANIFEST = "manifest.json"
 ROLES = {"faiss": "vectors.faiss", "sqlite": "store.sqlite", "bm25": "bm25"}  # role -> file
@@ -28,6 +34,12 @@ FIELDS = {"version": int, "files": dict, "encoder": dict, "dim": int, "preset": 
           "faiss_spec": str, "knobs": dict, "chunking": dict, "metadata_fields": dict,
           "counts": dict, "built_at": str, "updated_at": str, "duplicates": int, "skipped": list}
 ENTRY_FIELDS = {"path": str, "checksum": str, "bytes": int}
+
+
+def format_of(faiss_file: Path) -> int:
+    """The format a version whose vectors are `faiss_file` is written as: 3 where they hold a
+    re-rank rows delta, else 2."""
+    return FOLDER_FORMAT_VERSION if (faiss_file / RERANK_DELTA).is_file() else SEGMENTS_FORMAT
 
 
 def rebuild_hint(folder: Path) -> str:
@@ -82,7 +94,7 @@ def parse(folder: Path, raw: bytes) -> dict:
             f"formats up to {FOLDER_FORMAT_VERSION}): upgrade BERTScope to open it")
     if have not in READABLE_FORMATS or isinstance(have, bool):
         raise CorruptIndexError(f"{path} has index format {have!r}; this version reads formats "
-                                f"{READABLE_FORMATS[0]} and {READABLE_FORMATS[1]}: "
+                                f"{READABLE_FORMATS[0]} to {READABLE_FORMATS[-1]}: "
                                 f"{rebuild_hint(folder)}")
     _check_fields(path, manifest, FIELDS, folder)
     for role in ROLES:

@@ -16,7 +16,7 @@ from common.atomic import write_atomic
 from ...errors import ConcurrentWriteError
 from ...manifest import now
 from ...private import OWNER_LOCK, Private, claim, remove, write_lock
-from .manifest import ALL_ROLES, FOLDER_FORMAT_VERSION, MANIFEST, ROLES, read_raw, to_bytes, token
+from .manifest import ALL_ROLES, MANIFEST, ROLES, format_of, read_raw, to_bytes, token
 from .version import size_of
 
 STAGING = ".staging-"
@@ -53,6 +53,7 @@ def publish(folder: Path, staging: Staging, fields: dict, base: str | None
     entries = {role: linked.get(_file_key(staging.file(role))) or _entry(staging.file(role))
                for role in ALL_ROLES if role in ROLES or staging.file(role).exists()}
     entries = {role: {**e, "path": ALL_ROLES[role]} for role, e in entries.items()}
+    fmt = format_of(staging.file("faiss"))
     fsync_tree(staging.path)
     with write_lock(folder):
         raw = read_raw(folder)
@@ -61,8 +62,7 @@ def publish(folder: Path, staging: Staging, fields: dict, base: str | None
         version = next_version(folder, fields.get("version", 0))
         name = f"v{version:06d}-{staging.tag}"
         os.rename(staging.path, folder / name)  # no longer a staging folder: no sweep claims it
-        manifest = {**fields, "format_version": FOLDER_FORMAT_VERSION, "version": version,
-                    "updated_at": now(),
+        manifest = {**fields, "format_version": fmt, "version": version, "updated_at": now(),
                     "files": {role: {**e, "path": f"{name}/{e['path']}"}
                               for role, e in entries.items()}}
         data = to_bytes(manifest)

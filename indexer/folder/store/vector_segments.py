@@ -5,7 +5,8 @@ small file), plus the base chunk ids a removable preset deleted (hidden until th
 Chunks deleted from the base of a preset that cannot remove stay tombstones in SQLite, as before.
 A save merges the delta into a new base (an owned copy of the old one: the cost of a whole write,
 paid rarely) once it passes `MERGE_SHARE` of the base, when there is no base, or on `compact`.
-An `ivfpq-disk` base writes its additions apart from its mapped lists: it takes them itself."""
+An `ivfpq-disk` base writes its additions apart from its mapped lists: it takes them itself, and
+keeps its own rows delta beside its linked rows file (`diskivf`), folded by `compact` too."""
 
 from __future__ import annotations
 
@@ -78,7 +79,12 @@ class VectorSegments:
         return bool(self.base.is_trained)
 
     def has_changes(self) -> bool:
-        """Whether a delta or hidden base chunks exist (what `compact` folds into the base)."""
+        """Whether a delta or hidden base chunks exist, or rows beyond an `ivfpq-disk` base's
+        rows file (what `compact` folds into the base)."""
+        return self._has_delta() or isinstance(self.base, DiskIVFPQ) and \
+            self.base.has_row_delta()
+
+    def _has_delta(self) -> bool:
         return bool(self.delta.ntotal or len(self.hidden))
 
     def search(self, x: np.ndarray, k: int, *, params=None, sel=None
@@ -173,8 +179,11 @@ class VectorSegments:
                                 waiting > MERGE_SHARE * int(self.base.ntotal))
 
     def merge(self) -> None:
-        """Add the delta to an owned copy of the base, remove the hidden chunks from it."""
+        """Add the delta to an owned copy of the base, remove the hidden chunks from it (an
+        `ivfpq-disk` base: its next write folds its rows delta into a new rows file)."""
         base = owned_copy(self.base)
+        if isinstance(base, DiskIVFPQ):
+            base.fold_rows = True
         if self.delta.ntotal:
             ids = np.sort(self._delta_ids())
             train_and_add(base, self.delta.reconstruct_batch(ids), ids)
@@ -196,7 +205,7 @@ class VectorSegments:
             except OSError:  # a file system without hard links
                 shutil.copyfile(self.base_path, base_file)
         delta_file.unlink(missing_ok=True)
-        if self.has_changes():
+        if self._has_delta():
             ids = np.sort(self._delta_ids())
             vecs = self.delta.reconstruct_batch(ids) if len(ids) else \
                 np.empty((0, self.d), np.float32)
@@ -206,7 +215,9 @@ class VectorSegments:
     def published(self, base_file: Path) -> None:
         """The version is published with its base at `base_file`: read it mapped from there
         (a merged base held in RAM is let go), so the next save links it."""
-        if self.base_path is None and not isinstance(self.base, DiskIVFPQ):
+        if isinstance(self.base, DiskIVFPQ):
+            self.base.published(base_file)
+        elif self.base_path is None:
             self.base = read_vectors(base_file, mapped=True)
         self.base_path = base_file
 
