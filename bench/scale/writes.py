@@ -7,7 +7,8 @@ every chunk, the filter columns, the FAISS copy and write, the SQLite copy, chec
     python -m bench.scale.writes ~/.cache/bertscope/bench/scale/idx/folder-hnsw-100000/index \\
         ~/.cache/bertscope/bench/scale/c100000
 
-Result: bench/results/scale-writes-<N>.md. The index ends as it began (the passages are deleted
+Result: bench/results/scale-writes-<N>.md (`--stem NAME`: NAME.md, for another preset's index
+of the same size). The index ends as it began (the passages are deleted
 again); its versions move on."""
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def main() -> None:
     p = argparse.ArgumentParser(prog="python -m bench.scale.writes", description=__doc__)
     p.add_argument("index", type=Path, help="a folder index the scale bench built")
     p.add_argument("corpus_dir", type=Path, help="its corpus folder (add.jsonl, add.npy)")
+    p.add_argument("--stem", help="the result file's name (default: scale-writes-<chunks>)")
     args = p.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     for name in ("add.jsonl", "add.npy"):
@@ -101,7 +103,7 @@ def main() -> None:
                                                       index.save())),
                "delete 1,000 + save": profiled(lambda: (index.delete([d["id"] for d in docs]),
                                                          index.save()))}
-    write_results(f"scale-writes-{n}", {"chunks": n, "rows": {
+    write_results(args.stem or f"scale-writes-{n}", {"chunks": n, "rows": {
         k: {"total_s": round(t, 3), "stages_s": {s: round(v, 3) for s, v in st.items()}}
         for k, (t, st) in results.items()}}, render(n, results))
     print(render(n, results))
