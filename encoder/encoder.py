@@ -274,8 +274,7 @@ class Encoder:
         )
 
     def _has_heads(self) -> bool:
-        from .fill_mask import heads_folder
-        from .heads import read_meta
+        from .heads_meta import heads_folder, read_meta  # no torch: an exported encoder's info
 
         return read_meta(heads_folder(self)) is not None
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 
-from .heads import HEADS_META, NoHeadError, PretrainingHeads, bundled_heads_dir, load_heads
+from .heads import NoHeadError, PretrainingHeads, load_heads
+from .heads_meta import bundled_heads_dir, heads_folder
 from .masking import IGNORE, MaskDraw
 from .registry import BUNDLED
 from .validation import check_text
@@ -54,14 +55,6 @@ class DrawScore:
     @property
     def perplexity(self) -> float:
         return math.exp(self.loss) if self.losses else float("nan")
-
-
-def heads_folder(encoder: EncoderLike) -> Path:
-    """Where this encoder's heads are (or would be) kept."""
-    own = Path(encoder.path)
-    if (own / HEADS_META).is_file() or encoder.name not in BUNDLED:
-        return own
-    return bundled_heads_dir(encoder.name)
 
 
 class HeadsState(Enum):

@@ -13,7 +13,6 @@ trained, on what, and for which model. The encoder's own `model.safetensors` sta
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,16 @@ from torch import nn
 from transformers.models.bert.modeling_bert import BertPooler, BertPreTrainingHeads
 
 from common.atomic import write_atomic, write_json_atomic
-from common.home import bertscope_home
 
-HEADS_FILE = "mlm_heads.safetensors"
-HEADS_META = "mlm_heads.json"
-HEADS_FORMAT = 1
+from .heads_meta import (  # noqa: F401 - their home before heads_meta; importers use them here
+    HEADS_FILE,
+    HEADS_FORMAT,
+    HEADS_META,
+    bundled_heads_dir,
+    has_heads,
+    read_meta,
+)
+
 _TIED = ("cls.predictions.decoder.weight", "cls.predictions.decoder.bias")
 
 
@@ -44,10 +48,6 @@ class PretrainingHeads:
     meta: dict[str, Any] = field(default_factory=dict)
     folder: Path | None = None
 
-
-def bundled_heads_dir(name: str) -> Path:
-    """Where the heads trained for a bundled model are cached."""
-    return bertscope_home() / "heads" / name
 
 
 def new_heads(transformer: nn.Module) -> BertPreTrainingHeads:
@@ -94,27 +94,6 @@ def save_heads(
         fh.write(save(head_state(heads, pooler), metadata={"format": str(HEADS_FORMAT)}))
     write_json_atomic(folder / HEADS_META, {"format": HEADS_FORMAT, **meta})
     return folder
-
-
-def read_meta(folder: Path) -> dict[str, Any] | None:
-    """The heads' description in `folder`, or None where there are no complete heads."""
-    try:
-        meta = json.loads((folder / HEADS_META).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or not (folder / HEADS_FILE).is_file():
-        return None
-    if meta.get("format") != HEADS_FORMAT:
-        raise ValueError(f"{folder / HEADS_META}: unknown heads format {meta.get('format')!r}")
-    return meta
-
-
-def has_heads(folder: Path) -> bool:
-    """True where `folder` holds complete heads of a format this version reads."""
-    try:
-        return read_meta(folder) is not None
-    except ValueError:
-        return False
 
 
 def load_heads(folder: Path, transformer: nn.Module) -> PretrainingHeads | None:
