@@ -18,6 +18,7 @@ from bench.kit.benchkit import data_dir, write_results
 from common.home import bertscope_home
 
 from .corpus import scale_corpus
+from .steps import redact
 
 EF_SEARCH = (128, 256, 512, 1024)
 
@@ -67,7 +68,8 @@ def main() -> None:
                     f"not measured here); search on 1 thread, k={args.k}; recall@10 of 300 "
                     "queries against exact search")
     write_results(f"scale-hnsw-{args.size}" + ("-built" if args.index else ""),
-                  {"size": args.size, "k": args.k, "index": args.index, "rows": rows},
+                  {"size": args.size, "k": args.k, "index": args.index and redact(args.index),
+                   "rows": rows},
                   "\n".join(table) + "\n")
 
 
