@@ -33,7 +33,12 @@ import faiss
 import numpy as np
 from faiss.contrib.ondisk import merge_ondisk
 
-from common.npy import NPY_LOCK, load_npy
+from common.npy import load_npy
+
+from .disk_rows import copy_rows as _copy_rows  # tests replace it here
+from .disk_rows import inode as _inode
+from .disk_rows import read_row_delta as _read_row_delta
+from .disk_rows import rows_file as _rows_file
 
 INDEX, LISTS, RERANK = "index.faiss", "lists.ivfdata", "rerank.npy"
 RERANK_DELTA = "rerank_delta.npz"
@@ -291,41 +296,6 @@ class DiskIVFPQ:
         if (folder / RERANK_DELTA).is_file():
             index._pieces = [_read_row_delta(folder / RERANK_DELTA, len(rows), ivf.d)]
         return index
-
-
-def _read_row_delta(path: Path, first: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, vectors) of a rows delta file, checked: ids ascending from `first` on, float32
-    vectors of `d`."""
-    with NPY_LOCK, np.load(path, allow_pickle=False) as data:
-        ids, vectors = data["ids"], data["vectors"]
-    if ids.dtype != np.int64 or ids.ndim != 1 or not len(ids) or ids[0] < first or \
-            (np.diff(ids) <= 0).any():
-        raise ValueError(f"{path} holds no ascending int64 chunk ids past row {first}")
-    if vectors.dtype != np.float32 or vectors.shape != (len(ids), d):
-        raise ValueError(f"{path} holds {vectors.dtype} {vectors.shape}, not float32 rows of "
-                         f"{d} for its {len(ids)} ids")
-    return ids, vectors
-
-
-def _inode(path: Path) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_dev, st.st_ino
-
-
-@contextmanager
-def _rows_file(path: Path, n: int, d: int) -> Iterator[np.ndarray]:
-    """A new `.npy` file of (n, d) float32 rows, mapped for writing, flushed on exit."""
-    rows = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, d))
-    yield rows
-    rows.flush()
-    del rows
-
-
-def _copy_rows(out: np.ndarray, at: int, rows: np.ndarray) -> None:
-    """`rows` into `out[at:]`, in pieces: a mapped source is never read into RAM whole."""
-    for start in range(0, len(rows), 65536):
-        end = min(start + 65536, len(rows))
-        out[at + start : at + end] = rows[start:end]
 
 
 @contextmanager
